@@ -1,0 +1,1 @@
+//! Code chunker (tree-sitter symbols).

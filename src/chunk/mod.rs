@@ -1,0 +1,155 @@
+//! Chunkers: pure functions from `(doc path, text, options)` to chunks.
+//!
+//! Nothing in this module touches the file system, the clock, the environment or a
+//! random source (an architecture test holds this), so every chunker is trivially
+//! testable, fuzzable and deterministic: the same bytes always give the same chunks
+//! and the same IDs on every machine.
+
+pub mod code;
+pub mod id;
+pub mod markdown;
+pub mod text;
+
+use serde::{Deserialize, Serialize};
+
+/// What kind of source a chunk came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ChunkKind {
+    /// A Markdown section (or part of one).
+    Markdown,
+    /// A tree-sitter symbol or the text between symbols of a source file.
+    Code,
+    /// Plain text split by paragraphs or lines (relay values, unknown formats).
+    Text,
+    /// A JSON value split by top-level keys or array items.
+    Json,
+}
+
+impl ChunkKind {
+    /// The lowercase name used in the pack, the catalog and the index.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ChunkKind::Markdown => "markdown",
+            ChunkKind::Code => "code",
+            ChunkKind::Text => "text",
+            ChunkKind::Json => "json",
+        }
+    }
+
+    /// Parses the name written by [`ChunkKind::as_str`].
+    pub fn parse(name: &str) -> Option<Self> {
+        Some(match name {
+            "markdown" => ChunkKind::Markdown,
+            "code" => ChunkKind::Code,
+            "text" => ChunkKind::Text,
+            "json" => ChunkKind::Json,
+            _ => return None,
+        })
+    }
+}
+
+/// A code symbol carried by a [`ChunkKind::Code`] chunk.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Symbol {
+    /// The bare name (`build`).
+    pub name: String,
+    /// The qualified name with containers (`WalkBuilder::build`).
+    pub qualified: String,
+    /// function, method, struct, class, trait, enum, interface, const, type, module, impl…
+    pub kind: String,
+    /// The declaration up to (not including) the body.
+    pub signature: String,
+    /// The doc comment above the symbol, comment markers kept.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub doc: String,
+}
+
+/// One chunk of a document, before or after its ID is assigned.
+///
+/// `bytes` and `lines` always describe the source file: the byte ranges of a
+/// document's chunks, in order, tile `[0, len)` exactly. `text` is the chunk's
+/// Markdown; it equals the source bytes of its range except for two documented
+/// rewrites (front matter and BOM are left out of the first chunk, and a block split
+/// into parts re-opens and closes its code fence in each part so every chunk is
+/// valid Markdown on its own).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Chunk {
+    /// Stable ID (`<doc stem>:<10 hex>`), empty until [`id::assign`] runs.
+    pub id: String,
+    /// Document path relative to the segment root, `/`-separated.
+    pub doc: String,
+    /// Heading path (Markdown) or `[file, container…, symbol]` (code).
+    pub title_path: Vec<String>,
+    /// The chunk's text.
+    pub text: String,
+    /// Byte range `[start, end)` in the source file.
+    pub bytes: [usize; 2],
+    /// Line range `[first, last]`, 1-based and inclusive, in the source file.
+    pub lines: [usize; 2],
+    /// What the chunk came from.
+    pub kind: ChunkKind,
+    /// Token estimate of `text` (see [`crate::tokens`]).
+    pub token_est: usize,
+    /// `[i, n]` when one oversized block was split into `n` parts.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub part: Option<[usize; 2]>,
+    /// Code symbol, for code chunks that hold one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub symbol: Option<Symbol>,
+    /// Language tag (code files, or the fence info of a code-only chunk).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lang: Option<String>,
+}
+
+/// Options every chunker takes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ChunkOptions {
+    /// Sections above this many estimated tokens are split.
+    pub max_chunk_tokens: usize,
+}
+
+impl Default for ChunkOptions {
+    fn default() -> Self {
+        ChunkOptions {
+            max_chunk_tokens: 600,
+        }
+    }
+}
+
+/// A problem a chunker noticed but recovered from (the build goes on).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ChunkNote {
+    /// 1-based line the note is about, when known.
+    pub line: Option<usize>,
+    /// What happened and what was done instead.
+    pub message: String,
+}
+
+/// The chunks of one document plus anything worth a warning.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Chunked {
+    /// Chunks in document order, IDs assigned.
+    pub chunks: Vec<Chunk>,
+    /// Front-matter title, when the document has one.
+    pub title: Option<String>,
+    /// Recoverable problems (parse errors that fell back to lines, …).
+    pub notes: Vec<ChunkNote>,
+}
+
+/// 1-based line number of byte offset `at` in `text` (counting `\n`).
+pub fn line_of(text: &str, at: usize) -> usize {
+    1 + memchr_count(&text.as_bytes()[..at.min(text.len())])
+}
+
+fn memchr_count(bytes: &[u8]) -> usize {
+    bytes.iter().filter(|&&b| b == b'\n').count()
+}
+
+/// The line range `[first, last]` of a non-empty byte range; a range ending in a
+/// newline does not reach the next line.
+pub fn line_range(text: &str, start: usize, end: usize) -> [usize; 2] {
+    let first = line_of(text, start);
+    let last_byte = if end > start { end - 1 } else { start };
+    [first, line_of(text, last_byte).max(first)]
+}
