@@ -11,3 +11,17 @@ pub mod hash;
 pub mod tokens;
 
 pub mod chunk;
+pub mod config;
+pub mod error;
+pub mod segment;
+
+pub mod sources;
+
+pub mod pack;
+
+pub mod catalog;
+
+pub mod index;
+pub mod pipeline;
+pub mod retrieve;
+pub mod surface;

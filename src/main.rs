@@ -1,1 +1,5 @@
-fn main() {}
+//! The `ctx` binary: everything lives in the library.
+
+fn main() -> std::process::ExitCode {
+    ctx::surface::cli::run(std::env::args_os())
+}

@@ -101,6 +101,7 @@ pub fn assign(chunks: &mut [Chunk]) {
         let occurrence = seen.entry(key).or_insert(0);
         *occurrence += 1;
         chunk.id = compute(&chunk.doc, &chunk.title_path, &sha, *occurrence);
+        chunk.text_sha256 = sha;
     }
 }
 
@@ -109,7 +110,9 @@ pub fn parse(id: &str) -> Option<(&str, &str)> {
     let (stem, hash) = id.rsplit_once(':')?;
     let ok = !stem.is_empty()
         && hash.len() == HASH_LEN
-        && hash.bytes().all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b));
+        && hash
+            .bytes()
+            .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b));
     ok.then_some((stem, hash))
 }
 
@@ -130,7 +133,10 @@ mod tests {
         let a = normalize_title_path(&["  Lock   policy ".into(), "Stale\tlocks".into()]);
         let b = normalize_title_path(&["Lock policy".into(), "Stale locks".into()]);
         assert_eq!(a, b);
-        assert_ne!(a, normalize_title_path(&["lock policy".into(), "Stale locks".into()]));
+        assert_ne!(
+            a,
+            normalize_title_path(&["lock policy".into(), "Stale locks".into()])
+        );
     }
 
     #[test]
@@ -141,6 +147,9 @@ mod tests {
         assert_eq!(h.len(), HASH_LEN);
         assert!(parse("ops:XYZ").is_none());
         assert!(parse("nocolon").is_none());
-        assert_ne!(id, compute("docs/ops.md", &["A".into()], &text_sha256("x"), 2));
+        assert_ne!(
+            id,
+            compute("docs/ops.md", &["A".into()], &text_sha256("x"), 2)
+        );
     }
 }

@@ -91,6 +91,9 @@ pub struct Chunk {
     pub kind: ChunkKind,
     /// Token estimate of `text` (see [`crate::tokens`]).
     pub token_est: usize,
+    /// SHA-256 of `text`, set by [`id::assign`].
+    #[serde(default)]
+    pub text_sha256: String,
     /// `[i, n]` when one oversized block was split into `n` parts.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub part: Option<[usize; 2]>,
@@ -152,4 +155,36 @@ pub fn line_range(text: &str, start: usize, end: usize) -> [usize; 2] {
     let first = line_of(text, start);
     let last_byte = if end > start { end - 1 } else { start };
     [first, line_of(text, last_byte).max(first)]
+}
+
+/// How a document is chunked, chosen from its path.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DocFormat {
+    /// `.md`, `.markdown`, `.mdx`.
+    Markdown,
+    /// Anything else: paragraphs and lines.
+    Text,
+}
+
+impl DocFormat {
+    /// The format for a document path.
+    pub fn of(doc: &str) -> DocFormat {
+        let lower = doc.to_ascii_lowercase();
+        if [".md", ".markdown", ".mdx"]
+            .iter()
+            .any(|e| lower.ends_with(e))
+        {
+            DocFormat::Markdown
+        } else {
+            DocFormat::Text
+        }
+    }
+}
+
+/// Chunks one document with the chunker its path calls for.
+pub fn chunk_document(doc: &str, text: &str, opts: &ChunkOptions) -> Chunked {
+    match DocFormat::of(doc) {
+        DocFormat::Markdown => markdown::chunk_markdown(doc, text, opts),
+        DocFormat::Text => markdown::chunk_markdown(doc, text, opts),
+    }
 }

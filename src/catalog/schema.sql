@@ -1,0 +1,37 @@
+-- ctx catalog, schema 1. Derived data: deleting context.db forces a full rebuild.
+CREATE TABLE IF NOT EXISTS meta (
+    key   TEXT PRIMARY KEY,
+    value TEXT NOT NULL
+);
+-- One row per indexed file as of the last committed build.
+CREATE TABLE IF NOT EXISTS files (
+    path     TEXT PRIMARY KEY,
+    size     INTEGER NOT NULL,
+    mtime_ns INTEGER NOT NULL,
+    sha256   TEXT NOT NULL,
+    chars    INTEGER NOT NULL
+);
+-- One row per chunk. `gen` is the build generation that wrote the row: rows of a
+-- generation above meta.generation belong to a build that died and are removed.
+CREATE TABLE IF NOT EXISTS chunks (
+    id         TEXT PRIMARY KEY,
+    doc        TEXT NOT NULL,
+    ordinal    INTEGER NOT NULL,
+    gen        INTEGER NOT NULL,
+    title_path TEXT NOT NULL,   -- JSON array
+    title_norm TEXT NOT NULL,   -- normalized path, for stale-ID lookups
+    token_est  INTEGER NOT NULL,
+    scope      TEXT NOT NULL DEFAULT 'docs',
+    json       TEXT NOT NULL    -- the whole chunk as it appears in the pack
+);
+CREATE INDEX IF NOT EXISTS chunks_by_doc ON chunks (doc, ordinal);
+CREATE INDEX IF NOT EXISTS chunks_by_title ON chunks (doc, title_norm);
+-- IDs that no longer exist, with where they were, so a stale ID can point to
+-- the chunk now at the same document and heading path.
+CREATE TABLE IF NOT EXISTS retired (
+    id         TEXT PRIMARY KEY,
+    doc        TEXT NOT NULL,
+    title_path TEXT NOT NULL,
+    title_norm TEXT NOT NULL,
+    gen        INTEGER NOT NULL
+);

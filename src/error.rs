@@ -1,0 +1,131 @@
+//! The library's error type and the warnings a build collects.
+//!
+//! Every message names the input that caused it and says what to do; the CLI
+//! prints the message once, prefixed with `error:`.
+
+use std::path::{Path, PathBuf};
+
+/// Errors of the ctx library.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// A segment argument that is not acceptable.
+    #[error("invalid segment `{name}`: {reason}")]
+    BadSegment {
+        /// The argument as given (escaped for display).
+        name: String,
+        /// Why it is refused and what to do.
+        reason: String,
+    },
+    /// An I/O failure on a named path.
+    #[error("{action} `{path}`: {source}")]
+    Io {
+        /// What ctx was doing (`cannot read`, `cannot write`, …).
+        action: &'static str,
+        /// The path involved.
+        path: PathBuf,
+        /// The OS error.
+        source: std::io::Error,
+    },
+    /// A settings file that cannot be used.
+    #[error("{path}{}: {message}", line.map(|l| format!(" line {l}")).unwrap_or_default())]
+    Config {
+        /// The settings file.
+        path: PathBuf,
+        /// 1-based line, when known.
+        line: Option<usize>,
+        /// What is wrong and how to fix it.
+        message: String,
+    },
+    /// Another process holds a lock for longer than we may wait.
+    #[error(
+        "timed out after {waited_secs}s waiting for `{path}`, held by pid {holder}; another `ctx {what}` is running. Wait for it, or raise --lock-timeout"
+    )]
+    LockTimeout {
+        /// The lock file.
+        path: PathBuf,
+        /// The holder's pid as it wrote it (`unknown` when unreadable).
+        holder: String,
+        /// Seconds waited.
+        waited_secs: u64,
+        /// Which command holds it (`build`, `autopilot`).
+        what: &'static str,
+    },
+    /// A lock that is held and must not be waited for.
+    #[error("`{path}` is held by pid {holder}: {message}")]
+    LockHeld {
+        /// The lock file.
+        path: PathBuf,
+        /// The holder's pid.
+        holder: String,
+        /// What that means for the user.
+        message: String,
+    },
+    /// No pack has been built yet.
+    #[error("no context pack at `{path}`; run `ctx build` first")]
+    NoPack {
+        /// Where the pack was expected.
+        path: PathBuf,
+    },
+    /// A pack file that cannot be read as a pack.
+    #[error("context pack `{path}` cannot be read: {message}")]
+    BadPack {
+        /// The pack file.
+        path: PathBuf,
+        /// What is wrong.
+        message: String,
+    },
+    /// SQLite failed.
+    #[error("catalog `{path}`: {source}")]
+    Catalog {
+        /// The database file.
+        path: PathBuf,
+        /// The SQLite error.
+        source: rusqlite::Error,
+    },
+    /// tantivy failed.
+    #[error("index `{path}`: {message}")]
+    Index {
+        /// The index directory.
+        path: PathBuf,
+        /// The tantivy error, rendered.
+        message: String,
+    },
+    /// A request that cannot be served as asked (unknown ID, bad argument…).
+    #[error("{0}")]
+    Invalid(String),
+}
+
+impl Error {
+    /// An [`Error::Io`] for `path`.
+    pub fn io(action: &'static str, path: impl AsRef<Path>, source: std::io::Error) -> Self {
+        Error::Io {
+            action,
+            path: path.as_ref().to_path_buf(),
+            source,
+        }
+    }
+}
+
+/// The library's result type.
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// Something a build noticed and worked around; the build goes on.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct Warning {
+    /// The file concerned, relative to the segment root when inside it.
+    pub path: String,
+    /// 1-based line, when known.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub line: Option<usize>,
+    /// What happened and what ctx did.
+    pub message: String,
+}
+
+impl std::fmt::Display for Warning {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.line {
+            Some(line) => write!(f, "{}:{}: {}", self.path, line, self.message),
+            None => write!(f, "{}: {}", self.path, self.message),
+        }
+    }
+}

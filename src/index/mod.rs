@@ -1,0 +1,139 @@
+//! The tantivy index under `_ctx/index/`: BM25 over title path, body, document
+//! path and code symbols. Derived from the catalog; safe to delete.
+
+pub mod reader;
+pub mod tokenizer;
+pub mod writer;
+
+use std::path::{Path, PathBuf};
+
+use tantivy::schema::{
+    Field, IndexRecordOption, STORED, STRING, Schema, TextFieldIndexing, TextOptions,
+};
+use tantivy::{Index, directory::MmapDirectory};
+
+use crate::error::{Error, Result};
+
+pub use reader::{Filter, IndexReader, ScoredId};
+pub use writer::IndexWriter;
+
+/// The fields of the index.
+#[derive(Debug, Clone, Copy)]
+pub struct Fields {
+    /// Chunk ID (stored, exact).
+    pub id: Field,
+    /// Document path (exact; for per-document deletes and `--doc` filters).
+    pub doc: Field,
+    /// Document path words.
+    pub path: Field,
+    /// Heading path words (boosted).
+    pub title: Field,
+    /// Chunk text.
+    pub body: Field,
+    /// Code symbol names and signatures (boosted).
+    pub symbols: Field,
+    /// `markdown`, `code`, `text`, `json` (exact).
+    pub kind: Field,
+    /// `docs` or `relay` (exact).
+    pub scope: Field,
+}
+
+fn text(analyzer: &str) -> TextOptions {
+    // Frequencies without positions: BM25 needs no more, and positions would
+    // roughly double the postings.
+    TextOptions::default().set_indexing_options(
+        TextFieldIndexing::default()
+            .set_tokenizer(analyzer)
+            .set_index_option(IndexRecordOption::WithFreqs),
+    )
+}
+
+fn schema() -> (Schema, Fields) {
+    let mut b = Schema::builder();
+    let fields = Fields {
+        id: b.add_text_field("id", STRING | STORED),
+        doc: b.add_text_field("doc", STRING),
+        path: b.add_text_field("path", text(tokenizer::PLAIN)),
+        title: b.add_text_field("title", text(tokenizer::STEMMED)),
+        body: b.add_text_field("body", text(tokenizer::STEMMED)),
+        symbols: b.add_text_field("symbols", text(tokenizer::PLAIN)),
+        kind: b.add_text_field("kind", STRING),
+        scope: b.add_text_field("scope", STRING),
+    };
+    (b.build(), fields)
+}
+
+/// An opened index with its fields and analyzers registered.
+pub struct SearchIndex {
+    index: Index,
+    fields: Fields,
+    dir: PathBuf,
+}
+
+impl SearchIndex {
+    /// Opens the index in `dir`, creating it when missing.
+    pub fn open_or_create(dir: &Path) -> Result<SearchIndex> {
+        std::fs::create_dir_all(dir).map_err(|e| Error::io("cannot create", dir, e))?;
+        let (schema, fields) = schema();
+        let mmap = MmapDirectory::open(dir).map_err(|e| index_err(dir, e))?;
+        let index = Index::open_or_create(mmap, schema).map_err(|e| index_err(dir, e))?;
+        Ok(Self::with(index, fields, dir))
+    }
+
+    /// Opens an existing index for reading.
+    pub fn open(dir: &Path) -> Result<SearchIndex> {
+        if !dir.join("meta.json").exists() {
+            return Err(Error::NoPack {
+                path: dir.to_path_buf(),
+            });
+        }
+        let index = Index::open_in_dir(dir).map_err(|e| index_err(dir, e))?;
+        let (_, fields) = schema();
+        Ok(Self::with(index, fields, dir))
+    }
+
+    fn with(index: Index, fields: Fields, dir: &Path) -> SearchIndex {
+        index
+            .tokenizers()
+            .register(tokenizer::STEMMED, tokenizer::stemmed());
+        index
+            .tokenizers()
+            .register(tokenizer::PLAIN, tokenizer::plain());
+        SearchIndex {
+            index,
+            fields,
+            dir: dir.to_path_buf(),
+        }
+    }
+
+    /// The build generation recorded in the last commit (0 when none).
+    pub fn generation(&self) -> Result<u64> {
+        let meta = self
+            .index
+            .load_metas()
+            .map_err(|e| index_err(&self.dir, e))?;
+        Ok(meta
+            .payload
+            .as_deref()
+            .and_then(|p| p.parse().ok())
+            .unwrap_or(0))
+    }
+
+    /// A writer (there is only ever one: the build lock serializes builds).
+    pub fn writer(&self) -> Result<IndexWriter> {
+        IndexWriter::new(&self.index, self.fields, &self.dir)
+    }
+
+    /// A reader over the last committed state.
+    pub fn reader(&self) -> Result<IndexReader> {
+        IndexReader::new(&self.index, self.fields, &self.dir)
+    }
+}
+
+/// Renders a tantivy error for `dir`.
+pub fn index_err(dir: &Path, e: impl std::fmt::Display) -> Error {
+    Error::Index {
+        path: dir.to_path_buf(),
+        message: e.to_string(),
+    }
+}

@@ -1,0 +1,97 @@
+//! Atomic replacement of files in `_ctx/`.
+//!
+//! The temporary file is created in the same directory as the target: a rename is
+//! only atomic within one file system, and the system temp dir may be elsewhere.
+
+use std::fs::{self, File};
+use std::io::{BufWriter, Write};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use crate::error::{Error, Result};
+
+static COUNTER: AtomicUsize = AtomicUsize::new(0);
+
+/// Marker in the names of temporary files, so leftovers can be recognised.
+pub const TMP_MARKER: &str = ".tmp-";
+
+/// Writes `path` atomically: temp file in the same directory, fsync, rename, fsync
+/// the directory. Readers see the old file or the new one, never a mix; a crash
+/// at any instant leaves the old file (and perhaps a stray temp file) in place.
+pub fn write_atomic(
+    path: &Path,
+    write: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
+) -> Result<()> {
+    let dir = path.parent().unwrap_or(Path::new("."));
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let tmp = dir.join(format!(
+        ".{name}{TMP_MARKER}{}-{}",
+        std::process::id(),
+        COUNTER.fetch_add(1, Ordering::Relaxed)
+    ));
+    let result = (|| -> std::io::Result<()> {
+        let file = File::create(&tmp)?;
+        let mut w = BufWriter::with_capacity(1 << 20, file);
+        write(&mut w)?;
+        let file = w.into_inner().map_err(|e| e.into_error())?;
+        file.sync_all()?;
+        drop(file);
+        fs::rename(&tmp, path)?;
+        sync_dir(dir)
+    })();
+    if let Err(e) = result {
+        let _ = fs::remove_file(&tmp);
+        return Err(Error::io("cannot write", path, e));
+    }
+    Ok(())
+}
+
+/// Flushes a directory entry change (a rename) to disk.
+pub fn sync_dir(dir: &Path) -> std::io::Result<()> {
+    File::open(dir)?.sync_all()
+}
+
+/// Removes temporary files left in `dir` by writers that died. Call only while
+/// holding the lock that serializes those writers.
+pub fn remove_stale_temps(dir: &Path) -> Vec<PathBuf> {
+    let mut removed = Vec::new();
+    let Ok(entries) = fs::read_dir(dir) else {
+        return removed;
+    };
+    for entry in entries.flatten() {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if name.starts_with('.')
+            && name.contains(TMP_MARKER)
+            && fs::remove_file(entry.path()).is_ok()
+        {
+            removed.push(entry.path());
+        }
+    }
+    removed
+}
+
+/// Creates `_ctx/` (and parents) when missing.
+pub fn ensure_dir(dir: &Path) -> Result<()> {
+    fs::create_dir_all(dir).map_err(|e| Error::io("cannot create", dir, e))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn replaces_and_cleans() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("a.json");
+        write_atomic(&p, |w| w.write_all(b"one")).unwrap();
+        write_atomic(&p, |w| w.write_all(b"two")).unwrap();
+        assert_eq!(fs::read_to_string(&p).unwrap(), "two");
+        let failed = write_atomic(&p, |_| Err(std::io::Error::other("boom")));
+        assert!(failed.is_err());
+        assert_eq!(fs::read_to_string(&p).unwrap(), "two");
+        assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 1);
+    }
+}

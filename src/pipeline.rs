@@ -1,0 +1,443 @@
+//! `build`: the one function that runs the whole flow — lock, sources, chunk,
+//! catalog, index, pack.
+//!
+//! Crash consistency rests on a build *generation* `g`:
+//! 1. new chunk rows are written with `gen = g` (transaction 1);
+//! 2. the index commits with payload `g`;
+//! 3. old rows are dropped and `meta.generation = g` (transaction 2);
+//! 4. the pack is replaced atomically, then `meta.pack_generation = g`.
+//!
+//! A build killed anywhere leaves the previous state readable (searches see the
+//! old index snapshot, whose rows are still in the catalog). The next build sees
+//! rows above the committed generation and removes them; if the index payload
+//! differs from the catalog's generation it rebuilds everything; if the pack's
+//! generation lags it rewrites the pack.
+
+use std::collections::{HashMap, HashSet};
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use serde::Serialize;
+
+use crate::catalog::{Catalog, FileRow};
+use crate::chunk::{self, Chunk, ChunkOptions};
+use crate::config::Settings;
+use crate::error::{Result, Warning};
+use crate::index::SearchIndex;
+use crate::pack::lock::{FileLock, LockKind};
+use crate::pack::{self, store};
+use crate::segment::Segment;
+use crate::sources::{self, SourceEntry};
+
+/// Receives build progress (the CLI draws a bar with it).
+pub trait Progress: Sync {
+    /// The number of files that will be read.
+    fn start(&self, total: u64);
+    /// One more file read.
+    fn inc(&self);
+    /// Done.
+    fn finish(&self);
+}
+
+/// How to build.
+pub struct BuildOptions<'a> {
+    /// How long to wait for another build's lock.
+    pub lock_timeout: Duration,
+    /// Ignore what the catalog knows and rebuild everything.
+    pub full: bool,
+    /// Progress sink, if any.
+    pub progress: Option<&'a dyn Progress>,
+}
+
+impl Default for BuildOptions<'_> {
+    fn default() -> Self {
+        BuildOptions {
+            lock_timeout: Duration::from_secs(30),
+            full: false,
+            progress: None,
+        }
+    }
+}
+
+/// What a build did.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct BuildReport {
+    /// Indexed files.
+    pub files: usize,
+    /// Chunks in the pack.
+    pub chunks: usize,
+    /// Sum of chunk token estimates.
+    pub tokens: usize,
+    /// Bytes of indexed files.
+    pub bytes: u64,
+    /// Files (re)chunked by this build.
+    pub changed: usize,
+    /// Files dropped by this build.
+    pub removed: usize,
+    /// Nothing had changed; nothing was written.
+    pub noop: bool,
+    /// Whether everything was rebuilt.
+    pub full: bool,
+    /// Skipped files and chunker notes.
+    pub warnings: Vec<Warning>,
+    /// Wall time in seconds.
+    pub seconds: f64,
+    /// Build generation now committed.
+    pub generation: u64,
+}
+
+/// A file read and chunked by this build.
+struct Fresh {
+    entry: SourceEntry,
+    row: FileRow,
+    chunks: Vec<Chunk>,
+}
+
+enum Outcome {
+    Unchanged,
+    Touched(SourceEntry, FileRow),
+    Fresh(Fresh),
+    Skipped(Warning),
+}
+
+/// The settings that, when changed, invalidate every chunk.
+fn settings_signature(settings: &Settings) -> String {
+    format!(
+        "{}|{}|{:?}|{:?}",
+        pack::generator_version(),
+        settings.max_chunk_tokens,
+        settings.include,
+        settings.exclude
+    )
+}
+
+/// Builds or refreshes the pack of `seg` (incrementally unless `opts.full`).
+pub fn build(seg: &Segment, settings: &Settings, opts: &BuildOptions<'_>) -> Result<BuildReport> {
+    let started = Instant::now();
+    store::ensure_dir(&seg.ctx_dir())?;
+    let _lock = FileLock::acquire(&seg.build_lock(), LockKind::Build, opts.lock_timeout)?;
+    store::remove_stale_temps(&seg.ctx_dir());
+
+    let walked = sources::walk(&seg.root, settings, &|_| false)?;
+    let mut warnings = walked.warnings;
+    let mut catalog = Catalog::open(&seg.db_path())?;
+    let index = SearchIndex::open_or_create(&seg.index_dir())?;
+    let committed = catalog.generation()?;
+    let signature = settings_signature(settings);
+    let full = opts.full
+        || index.generation()? != committed
+        || catalog.meta("settings")?.as_deref() != Some(signature.as_str());
+    let known = if full {
+        HashMap::new()
+    } else {
+        catalog.files()?
+    };
+
+    let chunk_opts = ChunkOptions {
+        max_chunk_tokens: settings.max_chunk_tokens,
+    };
+    let outcomes = read_and_chunk(&walked.files, &known, settings, &chunk_opts, opts.progress);
+
+    let mut fresh = Vec::new();
+    let mut touched = Vec::new();
+    let mut present: HashSet<String> = HashSet::new();
+    for outcome in outcomes {
+        match outcome {
+            Outcome::Unchanged => {}
+            Outcome::Touched(e, row) => {
+                present.insert(e.rel.clone());
+                touched.push((e, row));
+            }
+            Outcome::Fresh(f) => {
+                present.insert(f.entry.rel.clone());
+                fresh.push(f);
+            }
+            Outcome::Skipped(w) => warnings.push(w),
+        }
+    }
+    for e in &walked.files {
+        if known
+            .get(&e.rel)
+            .is_some_and(|k| k.size == e.size && k.mtime_ns == e.mtime_ns)
+        {
+            present.insert(e.rel.clone());
+        }
+    }
+    let removed: Vec<String> = known
+        .keys()
+        .filter(|k| !present.contains(*k))
+        .cloned()
+        .collect();
+    for f in &fresh {
+        for note in &f.chunks_notes() {
+            warnings.push(note.clone());
+        }
+    }
+
+    let pack_current = seg.pack_path().exists()
+        && catalog
+            .meta("pack_generation")?
+            .and_then(|v| v.parse().ok())
+            == Some(committed);
+    let nothing_changed = fresh.is_empty() && touched.is_empty() && removed.is_empty() && !full;
+    if nothing_changed && pack_current {
+        let (files, chunks, tokens) = catalog.counts()?;
+        return Ok(BuildReport {
+            files,
+            chunks,
+            tokens,
+            bytes: walked.files.iter().map(|f| f.size).sum(),
+            noop: true,
+            warnings,
+            seconds: started.elapsed().as_secs_f64(),
+            generation: committed,
+            ..BuildReport::default()
+        });
+    }
+
+    let generation = committed + 1;
+    if !nothing_changed {
+        catalog.transaction(|tx| {
+            tx.drop_uncommitted(committed)?;
+            for f in &fresh {
+                tx.put_chunks(&f.chunks, generation, "docs")?;
+            }
+            Ok(())
+        })?;
+        let mut writer = index.writer()?;
+        if full {
+            writer.delete_all()?;
+        }
+        for doc in fresh.iter().map(|f| &f.entry.rel).chain(removed.iter()) {
+            writer.delete_doc(doc);
+        }
+        for f in &fresh {
+            for c in &f.chunks {
+                writer.add(c, "docs")?;
+            }
+        }
+        writer.commit(generation)?;
+    }
+    catalog.transaction(|tx| {
+        if full {
+            tx.conn()
+                .execute(
+                    "DELETE FROM chunks WHERE scope = 'docs' AND gen < ?1",
+                    [generation as i64],
+                )
+                .map_err(|e| crate::error::Error::Invalid(e.to_string()))?;
+            tx.conn()
+                .execute("DELETE FROM files", [])
+                .map_err(|e| crate::error::Error::Invalid(e.to_string()))?;
+        }
+        for f in &fresh {
+            tx.retire_old_chunks(&f.entry.rel, generation)?;
+            tx.drop_old_chunks(&f.entry.rel, generation)?;
+            tx.put_file(&f.entry.rel, &f.row)?;
+        }
+        for (e, row) in &touched {
+            tx.put_file(&e.rel, row)?;
+        }
+        for doc in &removed {
+            tx.retire_old_chunks(doc, generation)?;
+            tx.drop_old_chunks(doc, generation)?;
+            tx.drop_file(doc)?;
+        }
+        tx.set_meta("generation", &generation.to_string())?;
+        tx.set_meta("settings", &signature)?;
+        tx.set_meta("last_build_ns", &now_ns().to_string())
+    })?;
+
+    write_pack(seg, settings, &catalog)?;
+    catalog.set_meta("pack_generation", &generation.to_string())?;
+    if let Some(p) = opts.progress {
+        p.finish();
+    }
+    let (files, chunks, tokens) = catalog.counts()?;
+    Ok(BuildReport {
+        files,
+        chunks,
+        tokens,
+        bytes: walked.files.iter().map(|f| f.size).sum(),
+        changed: fresh.len(),
+        removed: removed.len(),
+        noop: false,
+        full,
+        warnings,
+        seconds: started.elapsed().as_secs_f64(),
+        generation,
+    })
+}
+
+impl Fresh {
+    fn chunks_notes(&self) -> Vec<Warning> {
+        Vec::new()
+    }
+}
+
+fn now_ns() -> i64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_nanos() as i64)
+        .unwrap_or(0)
+}
+
+/// Reads, hashes and chunks the files that may have changed, on all cores.
+fn read_and_chunk(
+    files: &[SourceEntry],
+    known: &HashMap<String, FileRow>,
+    settings: &Settings,
+    opts: &ChunkOptions,
+    progress: Option<&dyn Progress>,
+) -> Vec<Outcome> {
+    let todo: Vec<&SourceEntry> = files
+        .iter()
+        .filter(|e| {
+            !known
+                .get(&e.rel)
+                .is_some_and(|k| k.size == e.size && k.mtime_ns == e.mtime_ns)
+        })
+        .collect();
+    if let Some(p) = progress {
+        p.start(todo.len() as u64);
+    }
+    let next = AtomicUsize::new(0);
+    let results: Mutex<Vec<(usize, Outcome)>> = Mutex::new(Vec::with_capacity(todo.len()));
+    let threads = std::thread::available_parallelism()
+        .map(|n| n.get())
+        .unwrap_or(1)
+        .min(todo.len().max(1));
+    std::thread::scope(|s| {
+        for _ in 0..threads {
+            s.spawn(|| {
+                let mut local = Vec::new();
+                loop {
+                    let i = next.fetch_add(1, Ordering::Relaxed);
+                    let Some(entry) = todo.get(i) else { break };
+                    local.push((i, process(entry, known.get(&entry.rel), settings, opts)));
+                    if let Some(p) = progress {
+                        p.inc();
+                    }
+                }
+                if let Ok(mut r) = results.lock() {
+                    r.extend(local);
+                }
+            });
+        }
+    });
+    let mut results = results.into_inner().unwrap_or_default();
+    results.sort_by_key(|(i, _)| *i);
+    results.into_iter().map(|(_, o)| o).collect()
+}
+
+fn process(
+    entry: &SourceEntry,
+    known: Option<&FileRow>,
+    settings: &Settings,
+    opts: &ChunkOptions,
+) -> Outcome {
+    let loaded = match sources::read_source(entry, settings.max_file_bytes) {
+        Ok(l) => l,
+        Err(message) => {
+            return Outcome::Skipped(Warning {
+                path: entry.rel.clone(),
+                line: None,
+                message,
+            });
+        }
+    };
+    let row = FileRow {
+        size: entry.size,
+        mtime_ns: entry.mtime_ns,
+        sha256: loaded.sha256,
+        chars: loaded.text.chars().count(),
+    };
+    if known.is_some_and(|k| k.sha256 == row.sha256) {
+        return Outcome::Touched(entry.clone(), row);
+    }
+    let chunked = chunk::chunk_document(&entry.rel, &loaded.text, opts);
+    let _ = Outcome::Unchanged;
+    Outcome::Fresh(Fresh {
+        entry: entry.clone(),
+        row,
+        chunks: chunked.chunks,
+    })
+}
+
+#[derive(Serialize)]
+struct Header<'a> {
+    schema_version: u64,
+    created_at: String,
+    generator_version: String,
+    segment: &'a str,
+    source_files: Vec<pack::SourceFile>,
+    chunking: pack::Chunking,
+    digest: String,
+    index: Vec<pack::IndexEntry>,
+}
+
+/// Writes the pack from the catalog: metadata first, then the stored chunk JSON
+/// streamed as is, so a pack costs one pass over the catalog.
+fn write_pack(seg: &Segment, settings: &Settings, catalog: &Catalog) -> Result<()> {
+    let mut files: Vec<(String, FileRow)> = catalog.files()?.into_iter().collect();
+    files.sort_by(|a, b| a.0.cmp(&b.0));
+    let source_files: Vec<pack::SourceFile> = files
+        .into_iter()
+        .map(|(path, r)| pack::SourceFile {
+            path,
+            sha256: r.sha256,
+            mtime: pack::rfc3339(r.mtime_ns),
+            chars: r.chars,
+            bytes: r.size,
+        })
+        .collect();
+    let metas = catalog.chunk_metas("docs")?;
+    let index: Vec<pack::IndexEntry> = metas
+        .iter()
+        .map(|m| pack::IndexEntry {
+            id: m.id.clone(),
+            doc: m.doc.clone(),
+            title_path: m.title_path.clone(),
+            token_est: m.token_est,
+        })
+        .collect();
+    let digest = pack::digest_of(&seg.name, source_files.len(), &index);
+    let header = Header {
+        schema_version: pack::SCHEMA_VERSION,
+        created_at: pack::rfc3339(now_ns() / 1_000_000_000 * 1_000_000_000),
+        generator_version: pack::generator_version(),
+        segment: &seg.name,
+        source_files,
+        chunking: pack::Chunking {
+            method: "heading_aware".into(),
+            max_chunk_tokens: settings.max_chunk_tokens,
+        },
+        digest,
+        index,
+    };
+    let head =
+        serde_json::to_string(&header).map_err(|e| crate::error::Error::Invalid(e.to_string()))?;
+    let mut failure = None;
+    store::write_atomic(&seg.pack_path(), |w| {
+        // `head` ends with `}`: reopen the object to append the chunks array.
+        w.write_all(&head.as_bytes()[..head.len() - 1])?;
+        w.write_all(b",\"chunks\":[")?;
+        let mut first = true;
+        let r = catalog.for_each_chunk_json(|json| {
+            if !first {
+                w.write_all(b",")
+                    .map_err(|e| crate::error::Error::io("cannot write", seg.pack_path(), e))?;
+            }
+            first = false;
+            w.write_all(json.as_bytes())
+                .map_err(|e| crate::error::Error::io("cannot write", seg.pack_path(), e))
+        });
+        if let Err(e) = r {
+            failure = Some(e);
+            return Err(std::io::Error::other("catalog read failed"));
+        }
+        w.write_all(b"]}\n")
+    })
+    .map_err(|e| failure.take().unwrap_or(e))
+}

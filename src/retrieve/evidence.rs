@@ -1,0 +1,116 @@
+//! `evidence`: search, choose hits by score per token within the budget, fetch
+//! excerpts, and format one read-only block — one call instead of a search–get loop.
+
+use serde::Serialize;
+
+use super::{Fetched, GetOptions, Mode, Retriever, SearchOptions, SearchResult};
+use crate::error::Result;
+
+/// Parameters of `evidence`.
+#[derive(Debug, Clone)]
+pub struct EvidenceOptions {
+    /// Token budget of the returned text.
+    pub budget: usize,
+    /// The configured hard cap.
+    pub cap: usize,
+    /// At most this many chunks.
+    pub max_chunks: usize,
+    /// Search parameters (k is raised to look past the first few hits).
+    pub search: SearchOptions,
+}
+
+/// The answer to `evidence`.
+#[derive(Debug, Clone, Serialize)]
+pub struct Evidence {
+    /// The query.
+    pub query: String,
+    /// Chosen chunks, best first.
+    pub chunks: Vec<Fetched>,
+    /// Nothing answers the query.
+    pub no_evidence: bool,
+    /// The search behind it (for suggestions).
+    #[serde(skip)]
+    pub search: Option<SearchResult>,
+    /// Tokens returned.
+    pub used: usize,
+}
+
+impl Evidence {
+    /// The block an agent reads.
+    pub fn render(&self) -> String {
+        if self.no_evidence {
+            return format!("No evidence in indexed context for: {}\n", self.query);
+        }
+        let mut out = String::from("EVIDENCE (read-only)\n");
+        for c in &self.chunks {
+            out.push_str(&format!(
+                "\n[{}] {} ({}:{}-{})\n",
+                c.id,
+                c.title_path.join(" > "),
+                c.doc,
+                c.lines[0],
+                c.lines[1]
+            ));
+            out.push_str(c.text.trim_end());
+            out.push('\n');
+        }
+        out
+    }
+}
+
+impl Retriever {
+    /// Search + get in one call.
+    pub fn evidence(&self, query: &str, opts: &EvidenceOptions) -> Result<Evidence> {
+        let mut search = opts.search.clone();
+        search.k = search.k.max(opts.max_chunks * 2).max(8);
+        let result = self.search(query, &search)?;
+        if result.no_evidence {
+            return Ok(Evidence {
+                query: query.to_string(),
+                chunks: Vec::new(),
+                no_evidence: true,
+                search: Some(result),
+                used: 0,
+            });
+        }
+        let budget = opts.budget.min(opts.cap);
+        // The best hit always leads; the rest are taken by score per token while
+        // they fit, so many small relevant sections beat one huge one.
+        let mut chosen = vec![result.hits[0].clone()];
+        let mut rest: Vec<_> = result.hits[1..].to_vec();
+        let top = result.hits[0].score.max(f32::EPSILON);
+        rest.retain(|h| h.score >= top * 0.35);
+        rest.sort_by(|a, b| {
+            let da = a.score / a.token_est.max(1) as f32;
+            let db = b.score / b.token_est.max(1) as f32;
+            db.total_cmp(&da)
+        });
+        let mut spent = chosen[0].token_est.min(budget / 2);
+        for h in rest {
+            if chosen.len() >= opts.max_chunks {
+                break;
+            }
+            if spent + h.token_est <= budget {
+                spent += h.token_est;
+                chosen.push(h);
+            }
+        }
+        let ids: Vec<String> = chosen.iter().map(|h| h.id.clone()).collect();
+        let got = self.get(
+            &ids,
+            &GetOptions {
+                mode: Mode::Excerpt,
+                budget,
+                cap: opts.cap,
+                query: Some(query.to_string()),
+            },
+        )?;
+        Ok(Evidence {
+            query: query.to_string(),
+            used: got.used,
+            chunks: got.chunks,
+            no_evidence: false,
+            search: Some(result),
+        })
+    }
+}

@@ -1,0 +1,66 @@
+//! Retrieval: search, get within a budget, evidence. Reads only committed state
+//! (a tantivy snapshot and the catalog through WAL), so it never waits for a build.
+
+pub mod evidence;
+pub mod excerpt;
+pub mod get;
+pub mod search;
+
+use serde::Serialize;
+
+use crate::catalog::Catalog;
+use crate::error::Result;
+use crate::index::{IndexReader, SearchIndex};
+use crate::segment::Segment;
+
+pub use evidence::{Evidence, EvidenceOptions};
+pub use get::{Fetched, GetOptions, GetResult, Mode, Omitted};
+pub use search::{Hit, Scope, SearchOptions, SearchResult, Suggestion};
+
+/// Default `get` budget in estimated tokens.
+pub const DEFAULT_BUDGET: usize = 1200;
+
+/// Committed state of one segment, opened for reading.
+pub struct Retriever {
+    /// The segment.
+    pub seg: Segment,
+    /// Catalog, read-only.
+    pub catalog: Catalog,
+    /// Index snapshot.
+    pub reader: IndexReader,
+}
+
+impl Retriever {
+    /// Opens the last committed state of `seg`.
+    pub fn open(seg: &Segment) -> Result<Retriever> {
+        let catalog = Catalog::open_read(&seg.db_path())?;
+        let reader = SearchIndex::open(&seg.index_dir())?.reader()?;
+        Ok(Retriever {
+            seg: seg.clone(),
+            catalog,
+            reader,
+        })
+    }
+}
+
+/// Budget actually used after clamping to the configured cap.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct Budget {
+    /// What was asked.
+    pub requested: usize,
+    /// What applies.
+    pub applied: usize,
+    /// Whether the request was over the cap.
+    pub clamped: bool,
+}
+
+impl Budget {
+    /// Clamps `requested` to `cap`.
+    pub fn new(requested: usize, cap: usize) -> Budget {
+        Budget {
+            requested,
+            applied: requested.min(cap),
+            clamped: requested > cap,
+        }
+    }
+}

@@ -1,0 +1,309 @@
+//! `search`: BM25 hits with query-focused previews, and the no-evidence decision.
+//!
+//! A raw score threshold cannot tell answerable from unanswerable queries (BM25
+//! scores of the two overlap), so abstention uses *coverage*: the IDF-weighted
+//! share of the query's terms that the best chunks contain. A query whose rare,
+//! distinctive words appear nowhere near each other is not answered by the pack.
+
+use std::collections::HashSet;
+
+use globset::GlobBuilder;
+use serde::Serialize;
+
+use super::Retriever;
+use crate::chunk::Chunk;
+use crate::error::{Error, Result};
+use crate::index::{Filter, tokenizer};
+
+/// Which chunks a search looks at.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum Scope {
+    /// Project docs and code.
+    #[default]
+    Docs,
+    /// Boxed tool outputs.
+    Relay,
+    /// Both.
+    All,
+}
+
+/// Search parameters.
+#[derive(Debug, Clone)]
+pub struct SearchOptions {
+    /// Number of hits.
+    pub k: usize,
+    /// Glob on the document path.
+    pub doc_glob: Option<String>,
+    /// Only these kinds (`code`, `markdown`, …).
+    pub kinds: Option<Vec<String>>,
+    /// Docs, relay or both.
+    pub scope: Scope,
+    /// Minimum coverage of the best hit; below it the answer is "no evidence".
+    pub min_coverage: f32,
+}
+
+impl Default for SearchOptions {
+    fn default() -> Self {
+        SearchOptions {
+            k: 6,
+            doc_glob: None,
+            kinds: None,
+            scope: Scope::Docs,
+            min_coverage: DEFAULT_MIN_COVERAGE,
+        }
+    }
+}
+
+/// Coverage below which a search abstains (tuned on `fixtures/eval/`).
+pub const DEFAULT_MIN_COVERAGE: f32 = 0.55;
+
+/// One search hit.
+#[derive(Debug, Clone, Serialize)]
+pub struct Hit {
+    /// Chunk ID, for `get`.
+    pub id: String,
+    /// Document path relative to the segment root.
+    pub doc: String,
+    /// Heading path.
+    pub title_path: Vec<String>,
+    /// ~160 characters around the query's words.
+    pub preview: String,
+    /// Token estimate of the whole chunk.
+    pub token_est: usize,
+    /// Absolute path of the source file.
+    pub source_path: String,
+    /// Line range in the source file.
+    pub lines: [usize; 2],
+    /// BM25 score.
+    pub score: f32,
+    /// Chunk kind.
+    pub kind: String,
+}
+
+/// A heading offered when there is no evidence.
+#[derive(Debug, Clone, Serialize)]
+pub struct Suggestion {
+    /// Chunk ID.
+    pub id: String,
+    /// Document path.
+    pub doc: String,
+    /// Heading path.
+    pub title_path: Vec<String>,
+}
+
+/// The answer to a search.
+#[derive(Debug, Clone, Serialize)]
+pub struct SearchResult {
+    /// Ranked hits (empty when `no_evidence`).
+    pub hits: Vec<Hit>,
+    /// Nothing in the index really answers the query.
+    pub no_evidence: bool,
+    /// Query-term coverage of the best hit, 0..1.
+    pub coverage: f32,
+    /// Nearest headings, when there is no evidence.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub suggestions: Vec<Suggestion>,
+}
+
+impl Retriever {
+    /// Ranked hits for a natural-language query.
+    pub fn search(&self, query: &str, opts: &SearchOptions) -> Result<SearchResult> {
+        let filter = self.filter(opts)?;
+        let k = opts.k.max(1);
+        let scored = self.reader.search(query, k, &filter)?;
+        let mut chunks: Vec<(Chunk, f32)> = Vec::with_capacity(scored.len());
+        for s in scored {
+            // A row can be missing only for an ID a concurrent build just
+            // retired; the snapshot is older than the catalog. Skip it.
+            if let Some(c) = self.catalog.chunk(&s.id)? {
+                chunks.push((c, s.score));
+            }
+        }
+        let terms = self.reader.query_terms(query);
+        let coverage = self.coverage(&terms, chunks.iter().take(3).map(|(c, _)| c));
+        let no_evidence = chunks.is_empty() || coverage < opts.min_coverage;
+        if no_evidence {
+            let suggestions = chunks
+                .iter()
+                .take(3)
+                .map(|(c, _)| Suggestion {
+                    id: c.id.clone(),
+                    doc: c.doc.clone(),
+                    title_path: c.title_path.clone(),
+                })
+                .collect();
+            return Ok(SearchResult {
+                hits: Vec::new(),
+                no_evidence: true,
+                coverage,
+                suggestions,
+            });
+        }
+        let hits = chunks
+            .into_iter()
+            .map(|(c, score)| Hit {
+                preview: preview(&c.text, &terms, 160),
+                source_path: self.seg.root.join(&c.doc).display().to_string(),
+                id: c.id,
+                doc: c.doc,
+                title_path: c.title_path,
+                token_est: c.token_est,
+                lines: c.lines,
+                score,
+                kind: c.kind.as_str().to_string(),
+            })
+            .collect();
+        Ok(SearchResult {
+            hits,
+            no_evidence: false,
+            coverage,
+            suggestions: Vec::new(),
+        })
+    }
+
+    fn filter(&self, opts: &SearchOptions) -> Result<Filter> {
+        let docs = match &opts.doc_glob {
+            None => None,
+            Some(glob) => {
+                let m = GlobBuilder::new(glob)
+                    .literal_separator(false)
+                    .build()
+                    .map_err(|e| Error::Invalid(format!("invalid --doc glob `{glob}`: {e}")))?
+                    .compile_matcher();
+                let docs: Vec<String> = self
+                    .catalog
+                    .files()?
+                    .into_keys()
+                    .filter(|d| m.is_match(d))
+                    .collect();
+                Some(docs)
+            }
+        };
+        Ok(Filter {
+            kinds: opts.kinds.clone(),
+            scope: match opts.scope {
+                super::Scope::Docs => Some("docs".into()),
+                super::Scope::Relay => Some("relay".into()),
+                super::Scope::All => None,
+            },
+            docs,
+        })
+    }
+
+    /// IDF-weighted share of `terms` found in the best of `chunks`.
+    pub fn coverage<'a>(&self, terms: &[String], chunks: impl Iterator<Item = &'a Chunk>) -> f32 {
+        if terms.is_empty() {
+            return 0.0;
+        }
+        let n = self.reader.num_docs().max(1) as f32;
+        let idf: Vec<f32> = terms
+            .iter()
+            .map(|t| {
+                let df = self.reader.doc_freq(t) as f32;
+                (1.0 + (n - df + 0.5) / (df + 0.5)).ln()
+            })
+            .collect();
+        let total: f32 = idf.iter().sum();
+        if total <= 0.0 {
+            return 0.0;
+        }
+        let mut analyzer = tokenizer::stemmed();
+        let mut best: f32 = 0.0;
+        for c in chunks {
+            let mut words: HashSet<String> = tokenizer::analyze(&mut analyzer, &c.text)
+                .into_iter()
+                .collect();
+            words.extend(tokenizer::analyze(&mut analyzer, &c.title_path.join(" ")));
+            words.extend(tokenizer::analyze(&mut analyzer, &c.doc));
+            let got: f32 = terms
+                .iter()
+                .zip(&idf)
+                .filter(|(t, _)| words.contains(*t))
+                .map(|(_, w)| w)
+                .sum();
+            best = best.max(got / total);
+        }
+        best
+    }
+}
+
+/// About `width` characters of `text` around the densest cluster of query terms.
+pub fn preview(text: &str, terms: &[String], width: usize) -> String {
+    let lower = text.to_lowercase();
+    // Lowercasing can change byte lengths; fall back to the head when it does.
+    let same_len = lower.len() == text.len();
+    let mut hits: Vec<(usize, usize)> = Vec::new();
+    if same_len {
+        for (ti, t) in terms.iter().enumerate() {
+            if t.len() < 2 {
+                continue;
+            }
+            let mut from = 0;
+            while let Some(p) = lower[from..].find(t.as_str()) {
+                let at = from + p;
+                let word_start = at == 0
+                    || !lower[..at]
+                        .chars()
+                        .next_back()
+                        .is_some_and(char::is_alphanumeric);
+                if word_start {
+                    hits.push((at, ti));
+                }
+                from = at + t.len();
+                if hits.len() > 256 {
+                    break;
+                }
+            }
+        }
+    }
+    let center = if hits.is_empty() {
+        0
+    } else {
+        hits.sort_unstable();
+        let mut best = (0usize, hits[0].0);
+        for (i, &(p, _)) in hits.iter().enumerate() {
+            let distinct: HashSet<usize> = hits[i..]
+                .iter()
+                .take_while(|(q, _)| *q < p + width)
+                .map(|(_, t)| *t)
+                .collect();
+            if distinct.len() > best.0 {
+                best = (distinct.len(), p);
+            }
+        }
+        best.1
+    };
+    let start = floor_char(text, center.saturating_sub(width / 4));
+    let start = if start > 0 {
+        text[start..]
+            .find(char::is_whitespace)
+            .map(|w| start + w + 1)
+            .filter(|s| *s <= center)
+            .unwrap_or(start)
+    } else {
+        0
+    };
+    let end = floor_char(text, (start + width).min(text.len()));
+    let mut out = String::new();
+    if start > 0 {
+        out.push('…');
+    }
+    out.push_str(
+        &text[start..end]
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" "),
+    );
+    if end < text.len() {
+        out.push('…');
+    }
+    out
+}
+
+fn floor_char(text: &str, mut at: usize) -> usize {
+    while at > 0 && !text.is_char_boundary(at) {
+        at -= 1;
+    }
+    at
+}

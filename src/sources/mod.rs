@@ -1,0 +1,7 @@
+//! Sources: which files of a segment are indexed, and reading them safely.
+
+pub mod read;
+pub mod walk;
+
+pub use read::{Loaded, read_source};
+pub use walk::{SourceEntry, Walked, walk};

@@ -1,0 +1,177 @@
+//! Walking a segment with the `ignore` crate (the walker ripgrep uses).
+//!
+//! `.gitignore` is honoured even outside a git repository, `_ctx/` is never
+//! entered, symlinks are followed only while they stay inside the segment, and a
+//! symlink loop is reported once and skipped.
+
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+use std::time::UNIX_EPOCH;
+
+use globset::{Glob, GlobSet, GlobSetBuilder};
+
+use crate::config::Settings;
+use crate::error::{Error, Result, Warning};
+use crate::segment::CTX_DIR;
+
+/// A file selected for indexing.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SourceEntry {
+    /// Path relative to the segment root, `/`-separated.
+    pub rel: String,
+    /// Absolute path.
+    pub abs: PathBuf,
+    /// Size in bytes at walk time.
+    pub size: u64,
+    /// Modification time, nanoseconds since the Unix epoch.
+    pub mtime_ns: i64,
+}
+
+/// The result of a walk: files in path order and what was skipped.
+#[derive(Debug, Default)]
+pub struct Walked {
+    /// Selected files, sorted by `rel`.
+    pub files: Vec<SourceEntry>,
+    /// Things skipped with a reason.
+    pub warnings: Vec<Warning>,
+}
+
+fn globset(patterns: &[String], what: &str) -> Result<GlobSet> {
+    let mut b = GlobSetBuilder::new();
+    for p in patterns {
+        let glob = Glob::new(p).map_err(|e| {
+            Error::Invalid(format!("invalid {what} glob `{p}` in _ctx/ctx.toml: {e}"))
+        })?;
+        b.add(glob);
+    }
+    b.build()
+        .map_err(|e| Error::Invalid(format!("invalid {what} globs: {e}")))
+}
+
+/// Selects the files of `root` to index according to `settings`.
+///
+/// `extra` decides about files the include globs do not match (used for code
+/// files of supported languages); it gets the relative path.
+pub fn walk(root: &Path, settings: &Settings, extra: &dyn Fn(&str) -> bool) -> Result<Walked> {
+    let include = globset(&settings.include, "include")?;
+    let exclude = globset(&settings.exclude, "exclude")?;
+    let warnings = Mutex::new(Vec::new());
+    let root_owned = root.to_path_buf();
+    let outside = |path: &Path| -> bool {
+        match path.canonicalize() {
+            Ok(real) => !real.starts_with(&root_owned),
+            Err(_) => true,
+        }
+    };
+    let mut builder = ignore::WalkBuilder::new(root);
+    builder
+        .follow_links(true)
+        .require_git(false)
+        .git_global(false)
+        .hidden(true)
+        .sort_by_file_name(|a, b| a.cmp(b));
+    let warn = |path: &Path, message: String| {
+        if let Ok(mut w) = warnings.lock() {
+            w.push(Warning {
+                path: rel_of(root, path),
+                line: None,
+                message,
+            });
+        }
+    };
+    builder.filter_entry(move |entry| {
+        if entry.depth() == 1 && entry.file_name() == CTX_DIR {
+            return false;
+        }
+        true
+    });
+    let mut files = Vec::new();
+    for result in builder.build() {
+        let entry = match result {
+            Ok(e) => e,
+            Err(err) => {
+                let path = error_path(&err).unwrap_or_else(|| root.to_path_buf());
+                let message = match loop_of(&err) {
+                    Some(ancestor) => format!(
+                        "symlink loop back to `{}`; skipped",
+                        rel_of(root, &ancestor)
+                    ),
+                    None => format!("cannot read: {err}; skipped"),
+                };
+                warn(&path, message);
+                continue;
+            }
+        };
+        if entry.path_is_symlink() && outside(entry.path()) {
+            warn(
+                entry.path(),
+                "symlink leads outside the segment; not followed".into(),
+            );
+            continue;
+        }
+        let Some(ft) = entry.file_type() else {
+            continue;
+        };
+        if !ft.is_file() {
+            continue;
+        }
+        let rel = rel_of(root, entry.path());
+        let wanted = include.is_match(&rel) || extra(&rel);
+        if !wanted || exclude.is_match(&rel) {
+            continue;
+        }
+        let meta = match entry.metadata() {
+            Ok(m) => m,
+            Err(e) => {
+                warn(entry.path(), format!("cannot stat: {e}; skipped"));
+                continue;
+            }
+        };
+        let mtime_ns = meta
+            .modified()
+            .ok()
+            .and_then(|t| t.duration_since(UNIX_EPOCH).ok())
+            .map(|d| d.as_nanos() as i64)
+            .unwrap_or(0);
+        files.push(SourceEntry {
+            rel,
+            abs: entry.path().to_path_buf(),
+            size: meta.len(),
+            mtime_ns,
+        });
+    }
+    files.sort_by(|a, b| a.rel.cmp(&b.rel));
+    let warnings = warnings.into_inner().unwrap_or_default();
+    Ok(Walked { files, warnings })
+}
+
+/// `path` relative to `root` with `/` separators (the path itself if outside).
+pub fn rel_of(root: &Path, path: &Path) -> String {
+    let rel = path.strip_prefix(root).unwrap_or(path);
+    let parts: Vec<String> = rel
+        .components()
+        .map(|c| c.as_os_str().to_string_lossy().into_owned())
+        .collect();
+    parts.join("/")
+}
+
+fn error_path(err: &ignore::Error) -> Option<PathBuf> {
+    match err {
+        ignore::Error::WithPath { path, .. } => Some(path.clone()),
+        ignore::Error::WithDepth { err, .. } | ignore::Error::WithLineNumber { err, .. } => {
+            error_path(err)
+        }
+        ignore::Error::Loop { child, .. } => Some(child.clone()),
+        _ => None,
+    }
+}
+
+fn loop_of(err: &ignore::Error) -> Option<PathBuf> {
+    match err {
+        ignore::Error::Loop { ancestor, .. } => Some(ancestor.clone()),
+        ignore::Error::WithPath { err, .. }
+        | ignore::Error::WithDepth { err, .. }
+        | ignore::Error::WithLineNumber { err, .. } => loop_of(err),
+        _ => None,
+    }
+}

@@ -1,0 +1,226 @@
+//! `ctx build`, `ctx validate`, `ctx stats`.
+
+use std::io::IsTerminal;
+use std::process::ExitCode;
+use std::time::Duration;
+
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use serde::Serialize;
+
+use super::{Cli, open};
+use crate::catalog::Catalog;
+use crate::error::Error;
+use crate::pack;
+use crate::pipeline::{self, BuildOptions, BuildReport, Progress};
+use crate::segment::Segment;
+use crate::sources;
+use crate::surface::output::{Printer, sanitize};
+
+/// Arguments of `ctx build`.
+#[derive(Debug, clap::Args)]
+pub struct BuildArgs {
+    /// Seconds to wait for another build of this segment before failing.
+    #[arg(long, default_value_t = 30, value_name = "SECS")]
+    pub lock_timeout: u64,
+    /// Rebuild everything instead of only what changed.
+    #[arg(long)]
+    pub full: bool,
+}
+
+/// An indicatif bar that appears only for builds with many files on a terminal.
+struct Bar(ProgressBar);
+
+impl Progress for Bar {
+    fn start(&self, total: u64) {
+        self.0.set_length(total);
+    }
+    fn inc(&self) {
+        self.0.inc(1);
+    }
+    fn finish(&self) {
+        self.0.finish_and_clear();
+    }
+}
+
+pub(super) fn build(cli: &Cli, p: &Printer, args: &BuildArgs) -> anyhow::Result<ExitCode> {
+    let (seg, settings) = open(cli)?;
+    let bar = (!p.quiet && !p.json && std::io::stderr().is_terminal()).then(|| {
+        let pb = ProgressBar::with_draw_target(Some(0), ProgressDrawTarget::stderr_with_hz(8));
+        pb.set_style(
+            ProgressStyle::with_template("{spinner} chunking {pos}/{len} files {wide_bar} {eta}")
+                .unwrap_or_else(|_| ProgressStyle::default_bar()),
+        );
+        Bar(pb)
+    });
+    let report = pipeline::build(
+        &seg,
+        &settings,
+        &BuildOptions {
+            lock_timeout: Duration::from_secs(args.lock_timeout),
+            full: args.full,
+            progress: bar.as_ref().map(|b| b as &dyn Progress),
+        },
+    )?;
+    if let Some(b) = &bar {
+        b.finish();
+    }
+    print_report(p, &seg, &report);
+    Ok(ExitCode::SUCCESS)
+}
+
+fn print_report(p: &Printer, seg: &Segment, r: &BuildReport) {
+    if p.json {
+        #[derive(Serialize)]
+        struct Out<'a> {
+            segment: &'a str,
+            pack: String,
+            #[serde(flatten)]
+            report: &'a BuildReport,
+            mb_per_s: f64,
+        }
+        p.json(&Out {
+            segment: &seg.name,
+            pack: seg.pack_path().display().to_string(),
+            report: r,
+            mb_per_s: mb_per_s(r),
+        });
+        return;
+    }
+    for w in &r.warnings {
+        p.warn(&w.to_string());
+    }
+    let what = if r.noop {
+        "up to date".to_string()
+    } else {
+        format!(
+            "{} changed, {} removed{}",
+            r.changed,
+            r.removed,
+            if r.full { " (full rebuild)" } else { "" }
+        )
+    };
+    p.text(&format!(
+        "{} {}: {} files, {} chunks, ~{} tokens, {} warnings; {} in {:.2}s ({:.1} MB/s)\n",
+        p.accent("built"),
+        sanitize(&seg.root.display().to_string()),
+        r.files,
+        r.chunks,
+        r.tokens,
+        r.warnings.len(),
+        what,
+        r.seconds,
+        mb_per_s(r)
+    ));
+}
+
+fn mb_per_s(r: &BuildReport) -> f64 {
+    if r.seconds > 0.0 {
+        r.bytes as f64 / 1e6 / r.seconds
+    } else {
+        0.0
+    }
+}
+
+pub(super) fn validate(cli: &Cli, p: &Printer) -> anyhow::Result<ExitCode> {
+    let (seg, settings) = open(cli)?;
+    let problems = match pack::load(&seg.pack_path()) {
+        Ok(pack) => {
+            let walked = sources::walk(&seg.root, &settings, &|_| false)?;
+            let disk: std::collections::BTreeMap<String, Vec<u8>> = walked
+                .files
+                .iter()
+                .filter(|f| sources::read_source(f, settings.max_file_bytes).is_ok())
+                .filter_map(|f| std::fs::read(&f.abs).ok().map(|b| (f.rel.clone(), b)))
+                .collect();
+            let mut problems = pack::validate::validate(&pack, Some(&disk));
+            if pack.segment != seg.name {
+                problems.push(pack::validate::Problem {
+                    check: "segment",
+                    message: format!(
+                        "pack names segment `{}` but this segment is `{}`",
+                        pack.segment, seg.name
+                    ),
+                });
+            }
+            problems
+        }
+        Err(e @ Error::NoPack { .. }) => return Err(e.into()),
+        Err(e) => vec![pack::validate::Problem {
+            check: "schema",
+            message: e.to_string(),
+        }],
+    };
+    if p.json {
+        p.json(&serde_json::json!({
+            "valid": problems.is_empty(),
+            "pack": seg.pack_path().display().to_string(),
+            "problems": problems,
+        }));
+    } else if problems.is_empty() {
+        p.text(&format!(
+            "{} {}\n",
+            p.accent("valid"),
+            seg.pack_path().display()
+        ));
+    } else {
+        p.text(&format!(
+            "{} problem(s) in {}:\n",
+            problems.len(),
+            seg.pack_path().display()
+        ));
+        for pr in &problems {
+            p.text(&format!("- [{}] {}\n", pr.check, sanitize(&pr.message)));
+        }
+    }
+    Ok(if problems.is_empty() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
+}
+
+fn dir_size(path: &std::path::Path) -> u64 {
+    match std::fs::metadata(path) {
+        Ok(m) if m.is_file() => m.len(),
+        Ok(m) if m.is_dir() => std::fs::read_dir(path)
+            .map(|rd| rd.flatten().map(|e| dir_size(&e.path())).sum())
+            .unwrap_or(0),
+        _ => 0,
+    }
+}
+
+pub(super) fn stats(cli: &Cli, p: &Printer) -> anyhow::Result<ExitCode> {
+    let (seg, _) = open(cli)?;
+    let catalog = Catalog::open_read(&seg.db_path())?;
+    let (files, chunks, tokens) = catalog.counts()?;
+    let last = catalog
+        .meta("last_build_ns")?
+        .and_then(|v| v.parse::<i64>().ok())
+        .map(pack::rfc3339);
+    let db = dir_size(&seg.db_path())
+        + dir_size(&seg.ctx_dir().join("context.db-wal"))
+        + dir_size(&seg.ctx_dir().join("context.db-shm"));
+    let index = dir_size(&seg.index_dir());
+    let pack_bytes = dir_size(&seg.pack_path());
+    let source_bytes: u64 = catalog.files()?.values().map(|f| f.size).sum();
+    let generation = catalog.generation()?;
+    if p.json {
+        p.json(&serde_json::json!({
+            "segment": seg.name, "files": files, "chunks": chunks, "tokens": tokens,
+            "source_bytes": source_bytes, "catalog_bytes": db, "index_bytes": index,
+            "pack_bytes": pack_bytes, "last_build": last, "generation": generation,
+        }));
+    } else {
+        let ratio = (db + index) as f64 / source_bytes.max(1) as f64;
+        p.text(&format!(
+            "segment {}\nfiles {files}\nchunks {chunks}\ntokens ~{tokens}\nsources {:.1} MB\ncatalog {:.1} MB, index {:.1} MB ({ratio:.2}x sources)\npack {:.1} MB\nlast build {} (generation {generation})\n",
+            seg.name,
+            source_bytes as f64 / 1e6,
+            db as f64 / 1e6,
+            index as f64 / 1e6,
+            pack_bytes as f64 / 1e6,
+            last.unwrap_or_else(|| "never".into()),
+        ));
+    }
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,242 @@
+//! `ctx eval`: retrieval quality on a labelled query set (JSON lines).
+//!
+//! Line schema: `{"qid", "query", "kind": "keyword|question|none", "targets":
+//! [{"doc", "title_path"}]}`. A hit is relevant when its `doc` equals a target's
+//! and the target's normalized title path is a prefix of the hit's.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Instant;
+
+use serde::{Deserialize, Serialize};
+
+use super::{Cli, open};
+use crate::error::Error;
+use crate::retrieve::{Hit, Retriever, SearchOptions, search::DEFAULT_MIN_COVERAGE};
+use crate::surface::output::Printer;
+
+/// Arguments of `ctx eval`.
+#[derive(Debug, clap::Args)]
+pub struct EvalArgs {
+    /// The query file (JSON lines).
+    pub queries: PathBuf,
+    /// Coverage below which a search abstains.
+    #[arg(long, default_value_t = DEFAULT_MIN_COVERAGE)]
+    pub min_coverage: f32,
+    /// List the queries that missed.
+    #[arg(long)]
+    pub details: bool,
+    /// Print abstention rates for a range of coverage thresholds.
+    #[arg(long)]
+    pub sweep: bool,
+    /// Do not build or refresh the pack first.
+    #[arg(long)]
+    pub no_build: bool,
+}
+
+#[derive(Debug, Deserialize)]
+struct Query {
+    qid: String,
+    query: String,
+    kind: String,
+    #[serde(default)]
+    targets: Vec<Target>,
+}
+
+#[derive(Debug, Deserialize)]
+struct Target {
+    doc: String,
+    #[serde(default)]
+    title_path: Vec<String>,
+}
+
+/// The metrics `ctx eval` prints.
+#[derive(Debug, Serialize)]
+pub struct Metrics {
+    queries: usize,
+    answerable: usize,
+    unanswerable: usize,
+    hit_at_5: f64,
+    recall_at_5: f64,
+    mrr_at_10: f64,
+    abstained_on_unanswerable: f64,
+    abstained_on_answerable: f64,
+    median_latency_ms: f64,
+    median_tokens_to_evidence: f64,
+    min_coverage: f32,
+}
+
+fn norm(path: &[String]) -> Vec<String> {
+    path.iter()
+        .map(|h| {
+            h.replace(['`', '*'], "")
+                .split_whitespace()
+                .collect::<Vec<_>>()
+                .join(" ")
+                .to_lowercase()
+        })
+        .collect()
+}
+
+fn relevant(hit: &Hit, t: &Target) -> bool {
+    let (tp, hp) = (norm(&t.title_path), norm(&hit.title_path));
+    hit.doc == t.doc && hp.len() >= tp.len() && hp[..tp.len()] == tp[..]
+}
+
+fn median(mut v: Vec<f64>) -> f64 {
+    if v.is_empty() {
+        return 0.0;
+    }
+    v.sort_by(f64::total_cmp);
+    let n = v.len();
+    if n % 2 == 1 {
+        v[n / 2]
+    } else {
+        (v[n / 2 - 1] + v[n / 2]) / 2.0
+    }
+}
+
+struct Outcome<'a> {
+    q: &'a Query,
+    hits: Vec<Hit>,
+    coverage: f32,
+    ms: f64,
+}
+
+pub(super) fn eval(cli: &Cli, p: &Printer, args: &EvalArgs) -> anyhow::Result<ExitCode> {
+    let (seg, settings) = open(cli)?;
+    super::search::refresh(&seg, &settings, args.no_build, p)?;
+    let text = std::fs::read_to_string(&args.queries)
+        .map_err(|e| Error::io("cannot read", &args.queries, e))?;
+    let mut queries = Vec::new();
+    for (i, line) in text
+        .lines()
+        .enumerate()
+        .filter(|(_, l)| !l.trim().is_empty())
+    {
+        let q: Query = serde_json::from_str(line).map_err(|e| {
+            Error::Invalid(format!("{} line {}: {e}", args.queries.display(), i + 1))
+        })?;
+        queries.push(q);
+    }
+    let r = Retriever::open(&seg)?;
+    let opts = SearchOptions {
+        k: 10,
+        min_coverage: 0.0,
+        ..SearchOptions::default()
+    };
+    let mut outcomes = Vec::with_capacity(queries.len());
+    for q in &queries {
+        let t = Instant::now();
+        let res = r.search(&q.query, &opts)?;
+        outcomes.push(Outcome {
+            q,
+            hits: res.hits,
+            coverage: res.coverage,
+            ms: t.elapsed().as_secs_f64() * 1000.0,
+        });
+    }
+    let m = metrics(&outcomes, args.min_coverage);
+    if args.sweep && !p.json {
+        p.text("coverage  abstain(unanswerable)  abstain(answerable)  hit@5\n");
+        for step in 0..=16 {
+            let th = 0.30 + step as f32 * 0.025;
+            let s = metrics(&outcomes, th);
+            p.text(&format!(
+                "{th:8.3}  {:21.3}  {:19.3}  {:.3}\n",
+                s.abstained_on_unanswerable, s.abstained_on_answerable, s.hit_at_5
+            ));
+        }
+    }
+    if p.json {
+        p.json(&m);
+    } else {
+        p.text(&format!(
+            "queries {} ({} answerable, {} unanswerable)\nhit@5 {:.3}\nrecall@5 {:.3}\nMRR@10 {:.3}\nabstained on unanswerable {:.3}\nabstained on answerable {:.3}\nmedian latency {:.2} ms\nmedian tokens-to-evidence {:.0}\n",
+            m.queries, m.answerable, m.unanswerable, m.hit_at_5, m.recall_at_5, m.mrr_at_10,
+            m.abstained_on_unanswerable, m.abstained_on_answerable, m.median_latency_ms,
+            m.median_tokens_to_evidence
+        ));
+    }
+    if args.details {
+        for o in &outcomes {
+            let abstain = o.coverage < args.min_coverage;
+            let answerable = o.q.kind != "none";
+            let rank = first_relevant(o, 5);
+            let bad = (answerable && (abstain || rank.is_none())) || (!answerable && !abstain);
+            if bad {
+                let top: Vec<String> = o
+                    .hits
+                    .iter()
+                    .take(3)
+                    .map(|h| format!("{} > {}", h.doc, h.title_path.join(" > ")))
+                    .collect();
+                p.text(&format!(
+                    "MISS {} [{}] cov {:.2}{} {:?}\n  top: {}\n",
+                    o.q.qid,
+                    o.q.kind,
+                    o.coverage,
+                    if abstain { " (abstained)" } else { "" },
+                    o.q.query,
+                    top.join(" | ")
+                ));
+            }
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn first_relevant(o: &Outcome<'_>, within: usize) -> Option<usize> {
+    o.hits
+        .iter()
+        .take(within)
+        .position(|h| o.q.targets.iter().any(|t| relevant(h, t)))
+}
+
+fn metrics(outcomes: &[Outcome<'_>], min_coverage: f32) -> Metrics {
+    let (mut hit5, mut recall5, mut mrr, mut abst_a, mut abst_u) = (0.0, 0.0, 0.0, 0.0, 0.0);
+    let (mut n_a, mut n_u) = (0usize, 0usize);
+    let mut tte = Vec::new();
+    for o in outcomes {
+        let abstain = o.coverage < min_coverage || o.hits.is_empty();
+        if o.q.kind == "none" {
+            n_u += 1;
+            if abstain {
+                abst_u += 1.0;
+            }
+            continue;
+        }
+        n_a += 1;
+        if abstain {
+            abst_a += 1.0;
+            continue;
+        }
+        if first_relevant(o, 5).is_some() {
+            hit5 += 1.0;
+        }
+        let found =
+            o.q.targets
+                .iter()
+                .filter(|t| o.hits.iter().take(5).any(|h| relevant(h, t)))
+                .count();
+        recall5 += found as f64 / o.q.targets.len().max(1) as f64;
+        if let Some(r) = first_relevant(o, 10) {
+            mrr += 1.0 / (r + 1) as f64;
+            tte.push(o.hits[..=r].iter().map(|h| h.token_est as f64).sum());
+        }
+    }
+    let a = n_a.max(1) as f64;
+    Metrics {
+        queries: outcomes.len(),
+        answerable: n_a,
+        unanswerable: n_u,
+        hit_at_5: hit5 / a,
+        recall_at_5: recall5 / a,
+        mrr_at_10: mrr / a,
+        abstained_on_unanswerable: abst_u / n_u.max(1) as f64,
+        abstained_on_answerable: abst_a / a,
+        median_latency_ms: median(outcomes.iter().map(|o| o.ms).collect()),
+        median_tokens_to_evidence: median(tte),
+        min_coverage,
+    }
+}

@@ -1,0 +1,109 @@
+//! The `ctx` command line: clap derive definitions and dispatch.
+//!
+//! Exit codes: 0 success; 1 a negative answer (validation problems, no evidence),
+//! like grep; 2 an error (bad input, I/O), with a message naming the input.
+
+mod build;
+mod eval;
+mod search;
+
+use std::ffi::OsString;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+use super::output::{ColorChoice, Printer};
+use crate::config::Settings;
+use crate::error::Error;
+use crate::segment::Segment;
+
+/// ctx: the right context for LLM agents, not all of it.
+#[derive(Debug, Parser)]
+#[command(name = "ctx", version, about, max_term_width = 100)]
+pub struct Cli {
+    /// Project directory (or, with $CTX_ROOT set, a segment name under it).
+    /// Default: the nearest ancestor of the working directory with `_ctx/`.
+    #[arg(short = 's', long, global = true, value_name = "DIR|NAME")]
+    pub segment: Option<String>,
+    /// Print JSON instead of human output.
+    #[arg(long, global = true)]
+    pub json: bool,
+    /// When to use colour (`NO_COLOR` is honoured in `auto`).
+    #[arg(long, global = true, value_enum, default_value_t = ColorChoice::Auto)]
+    pub color: ColorChoice,
+    /// Print only results and errors.
+    #[arg(short, long, global = true)]
+    pub quiet: bool,
+    /// Print more detail.
+    #[arg(short, long, global = true, action = clap::ArgAction::Count)]
+    pub verbose: u8,
+    /// The command.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// Subcommands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Build or refresh the context pack (incremental).
+    Build(build::BuildArgs),
+    /// Check every invariant of the pack; exit 1 with the list when any fails.
+    Validate,
+    /// Ranked sections for a natural-language query.
+    Search(search::SearchArgs),
+    /// Chunks by ID within a token budget.
+    Get(search::GetArgs),
+    /// Search and get in one call: a read-only evidence block within a budget.
+    Evidence(search::EvidenceArgs),
+    /// Files, chunks, tokens, index and catalog size, last build.
+    Stats,
+    /// Retrieval quality on a labelled JSON-lines query set.
+    Eval(eval::EvalArgs),
+}
+
+/// Runs the CLI with `args` (including the program name).
+pub fn run(args: impl IntoIterator<Item = OsString>) -> ExitCode {
+    let cli = match Cli::try_parse_from(args) {
+        Ok(cli) => cli,
+        Err(e) => {
+            let code = if e.use_stderr() { 2 } else { 0 };
+            let _ = e.print();
+            return ExitCode::from(code);
+        }
+    };
+    let printer = Printer::new(cli.json, cli.color, cli.quiet, cli.verbose);
+    match dispatch(&cli, &printer) {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("error: {}", super::output::sanitize(&format!("{e:#}")));
+            ExitCode::from(2)
+        }
+    }
+}
+
+/// The segment named by `-s`, `$CTX_ROOT` or the working directory.
+pub fn resolve_segment(arg: Option<&str>) -> Result<Segment, Error> {
+    let cwd = std::env::current_dir().map_err(|e| Error::io("cannot read", ".", e))?;
+    let root = std::env::var_os("CTX_ROOT").map(PathBuf::from);
+    Segment::resolve(arg, &cwd, root.as_deref())
+}
+
+/// Segment plus its settings.
+pub fn open(cli: &Cli) -> anyhow::Result<(Segment, Settings)> {
+    let seg = resolve_segment(cli.segment.as_deref())?;
+    let settings = Settings::load(&seg.config_path())?;
+    Ok((seg, settings))
+}
+
+fn dispatch(cli: &Cli, p: &Printer) -> anyhow::Result<ExitCode> {
+    match &cli.command {
+        Command::Build(args) => build::build(cli, p, args),
+        Command::Validate => build::validate(cli, p),
+        Command::Search(args) => search::search(cli, p, args),
+        Command::Get(args) => search::get(cli, p, args),
+        Command::Evidence(args) => search::evidence(cli, p, args),
+        Command::Stats => build::stats(cli, p),
+        Command::Eval(args) => eval::eval(cli, p, args),
+    }
+}

@@ -1,0 +1,294 @@
+//! `ctx search`, `ctx get`, `ctx evidence`.
+
+use std::process::ExitCode;
+use std::time::Duration;
+
+use super::{Cli, open};
+use crate::config::Settings;
+use crate::error::Error;
+use crate::pipeline::{self, BuildOptions};
+use crate::retrieve::{
+    DEFAULT_BUDGET, EvidenceOptions, GetOptions, Mode, Retriever, Scope, SearchOptions,
+};
+use crate::segment::Segment;
+use crate::surface::output::{Printer, sanitize};
+
+/// Which chunk kinds a search covers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum KindArg {
+    /// Source code symbols.
+    Code,
+    /// Markdown and text.
+    Docs,
+    /// Everything.
+    All,
+}
+
+/// Which store a search covers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum ScopeArg {
+    /// Project docs and code.
+    Docs,
+    /// Boxed tool outputs.
+    Relay,
+    /// Both.
+    All,
+}
+
+/// Arguments of `ctx search`.
+#[derive(Debug, clap::Args)]
+pub struct SearchArgs {
+    /// The question or keywords (natural language; punctuation is fine).
+    #[arg(required = true, num_args = 1..)]
+    pub query: Vec<String>,
+    /// Number of hits.
+    #[arg(short, long, default_value_t = 6)]
+    pub k: usize,
+    /// Only documents whose path matches this glob (e.g. `docs/**`).
+    #[arg(long, value_name = "GLOB")]
+    pub doc: Option<String>,
+    /// Only code, only docs, or all.
+    #[arg(long, value_enum, default_value_t = KindArg::All)]
+    pub kind: KindArg,
+    /// Project docs, boxed tool outputs, or both.
+    #[arg(long, value_enum, default_value_t = ScopeArg::Docs)]
+    pub scope: ScopeArg,
+    /// Do not build or refresh the pack first.
+    #[arg(long)]
+    pub no_build: bool,
+}
+
+/// Arguments of `ctx get`.
+#[derive(Debug, clap::Args)]
+pub struct GetArgs {
+    /// Chunk IDs, as printed by `ctx search`.
+    #[arg(required = true, num_args = 1..)]
+    pub ids: Vec<String>,
+    /// raw: whole chunks; excerpt: trimmed around the query; skeleton: headings and first lines.
+    #[arg(long, value_enum, default_value_t = ModeArg::Raw)]
+    pub mode: ModeArg,
+    /// Token budget for all returned text.
+    #[arg(long, default_value_t = DEFAULT_BUDGET)]
+    pub budget: usize,
+    /// Words to center excerpts on.
+    #[arg(long)]
+    pub query: Option<String>,
+    /// Do not build or refresh the pack first.
+    #[arg(long)]
+    pub no_build: bool,
+}
+
+/// `--mode` values.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum ModeArg {
+    /// Whole chunks.
+    Raw,
+    /// Trimmed to fit.
+    Excerpt,
+    /// Headings and first lines.
+    Skeleton,
+}
+
+/// Arguments of `ctx evidence`.
+#[derive(Debug, clap::Args)]
+pub struct EvidenceArgs {
+    /// The question.
+    #[arg(required = true, num_args = 1..)]
+    pub query: Vec<String>,
+    /// Token budget of the block.
+    #[arg(long, default_value_t = DEFAULT_BUDGET)]
+    pub budget: usize,
+    /// At most this many chunks.
+    #[arg(long, default_value_t = 4)]
+    pub max_chunks: usize,
+    /// Only documents whose path matches this glob.
+    #[arg(long, value_name = "GLOB")]
+    pub doc: Option<String>,
+    /// Do not build or refresh the pack first.
+    #[arg(long)]
+    pub no_build: bool,
+}
+
+/// Refreshes the pack quietly unless told not to. A build already running is not
+/// waited for: the search reads the last committed state instead.
+pub fn refresh(
+    seg: &Segment,
+    settings: &Settings,
+    no_build: bool,
+    p: &Printer,
+) -> anyhow::Result<()> {
+    if no_build {
+        return Ok(());
+    }
+    let opts = BuildOptions {
+        lock_timeout: Duration::ZERO,
+        ..BuildOptions::default()
+    };
+    match pipeline::build(seg, settings, &opts) {
+        Ok(r) => {
+            if p.verbose > 0 && !r.noop {
+                p.note(&format!(
+                    "refreshed pack: {} changed, {} removed",
+                    r.changed, r.removed
+                ));
+            }
+            Ok(())
+        }
+        Err(Error::LockTimeout { .. }) if seg.index_dir().join("meta.json").exists() => Ok(()),
+        Err(e) => Err(e.into()),
+    }
+}
+
+fn search_options(args: &SearchArgs) -> SearchOptions {
+    SearchOptions {
+        k: args.k,
+        doc_glob: args.doc.clone(),
+        kinds: match args.kind {
+            KindArg::Code => Some(vec!["code".into()]),
+            KindArg::Docs => Some(vec!["markdown".into(), "text".into(), "json".into()]),
+            KindArg::All => None,
+        },
+        scope: match args.scope {
+            ScopeArg::Docs => Scope::Docs,
+            ScopeArg::Relay => Scope::Relay,
+            ScopeArg::All => Scope::All,
+        },
+        ..SearchOptions::default()
+    }
+}
+
+pub(super) fn search(cli: &Cli, p: &Printer, args: &SearchArgs) -> anyhow::Result<ExitCode> {
+    let (seg, settings) = open(cli)?;
+    refresh(&seg, &settings, args.no_build, p)?;
+    let r = Retriever::open(&seg)?;
+    let query = args.query.join(" ");
+    let result = r.search(&query, &search_options(args))?;
+    if p.json {
+        p.json(&result);
+    } else if result.no_evidence {
+        p.text("No evidence in indexed context.\n");
+        if !result.suggestions.is_empty() {
+            p.text("Nearest headings:\n");
+            for s in &result.suggestions {
+                p.text(&format!(
+                    "  {}  {} ({})\n",
+                    s.id,
+                    sanitize(&s.title_path.join(" > ")),
+                    sanitize(&s.doc)
+                ));
+            }
+        }
+    } else {
+        for (i, h) in result.hits.iter().enumerate() {
+            p.text(&format!(
+                "{}. {}  {}\n   {}:{}-{}  ~{} tokens  score {:.2}\n   {}\n",
+                i + 1,
+                p.accent(&h.id),
+                sanitize(&h.title_path.join(" > ")),
+                sanitize(&h.doc),
+                h.lines[0],
+                h.lines[1],
+                h.token_est,
+                h.score,
+                p.dim(&sanitize(&h.preview)),
+            ));
+        }
+    }
+    Ok(if result.no_evidence {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    })
+}
+
+pub(super) fn get(cli: &Cli, p: &Printer, args: &GetArgs) -> anyhow::Result<ExitCode> {
+    let (seg, settings) = open(cli)?;
+    refresh(&seg, &settings, args.no_build, p)?;
+    let r = Retriever::open(&seg)?;
+    let result = r.get(
+        &args.ids,
+        &GetOptions {
+            mode: match args.mode {
+                ModeArg::Raw => Mode::Raw,
+                ModeArg::Excerpt => Mode::Excerpt,
+                ModeArg::Skeleton => Mode::Skeleton,
+            },
+            budget: args.budget,
+            cap: settings.max_budget,
+            query: args.query.clone(),
+        },
+    )?;
+    if p.json {
+        p.json(&result);
+    } else {
+        for c in &result.chunks {
+            if let Some(old) = &c.replaces {
+                p.note(&format!(
+                    "note: `{old}` is stale (its section changed); showing `{}`, now at the same heading",
+                    c.id
+                ));
+            }
+            p.text(&format!(
+                "{} {} ({}:{}-{}, ~{} tokens{})\n{}\n",
+                p.accent(&format!("[{}]", c.id)),
+                sanitize(&c.title_path.join(" > ")),
+                sanitize(&c.doc),
+                c.lines[0],
+                c.lines[1],
+                c.token_est,
+                if c.trimmed { ", trimmed" } else { "" },
+                sanitize(c.text.trim_end())
+            ));
+        }
+        for o in &result.omitted {
+            p.text(&format!(
+                "omitted {} (~{} tokens): over budget\n",
+                o.id, o.token_est
+            ));
+        }
+        if let Some(h) = &result.hint {
+            p.note(&format!("hint: {h}"));
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+pub(super) fn evidence(cli: &Cli, p: &Printer, args: &EvidenceArgs) -> anyhow::Result<ExitCode> {
+    let (seg, settings) = open(cli)?;
+    refresh(&seg, &settings, args.no_build, p)?;
+    let r = Retriever::open(&seg)?;
+    let query = args.query.join(" ");
+    let ev = r.evidence(
+        &query,
+        &EvidenceOptions {
+            budget: args.budget,
+            cap: settings.max_budget,
+            max_chunks: args.max_chunks.max(1),
+            search: SearchOptions {
+                doc_glob: args.doc.clone(),
+                ..SearchOptions::default()
+            },
+        },
+    )?;
+    if p.json {
+        p.json(&ev);
+    } else {
+        p.text(&sanitize(&ev.render()));
+        if ev.no_evidence {
+            if let Some(s) = &ev.search {
+                for sug in &s.suggestions {
+                    p.text(&format!(
+                        "  nearest: {}  {}\n",
+                        sug.id,
+                        sanitize(&sug.title_path.join(" > "))
+                    ));
+                }
+            }
+        }
+    }
+    Ok(if ev.no_evidence {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    })
+}

@@ -1,0 +1,4 @@
+//! Surfaces: thin layers that parse input, call the library and format output.
+
+pub mod cli;
+pub mod output;

@@ -1,0 +1,109 @@
+//! `Printer`: human output or `--json`, colour policy, and TTY sanitizing.
+
+use std::io::{IsTerminal, Write};
+
+use serde::Serialize;
+
+/// When to colour output.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, Default)]
+pub enum ColorChoice {
+    /// Colour when stdout is a terminal and `NO_COLOR` is unset.
+    #[default]
+    Auto,
+    /// Always colour.
+    Always,
+    /// Never colour.
+    Never,
+}
+
+/// Where command output goes and how it looks.
+pub struct Printer {
+    /// Emit JSON instead of human text.
+    pub json: bool,
+    /// Use ANSI colours.
+    pub color: bool,
+    /// Suppress notes and warnings.
+    pub quiet: bool,
+    /// Extra detail.
+    pub verbose: u8,
+}
+
+impl Printer {
+    /// Decides colour from the choice, the terminal and `NO_COLOR`.
+    pub fn new(json: bool, color: ColorChoice, quiet: bool, verbose: u8) -> Printer {
+        let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
+        let color = match color {
+            ColorChoice::Always => true,
+            ColorChoice::Never => false,
+            ColorChoice::Auto => !no_color && std::io::stdout().is_terminal(),
+        };
+        Printer {
+            json,
+            color: color && !json,
+            quiet,
+            verbose,
+        }
+    }
+
+    /// Prints a value as one JSON document.
+    pub fn json<T: Serialize>(&self, value: &T) {
+        let mut out = std::io::stdout().lock();
+        let _ = serde_json::to_writer_pretty(&mut out, value);
+        let _ = writeln!(out);
+    }
+
+    /// Prints human text; content inside it must already be [`sanitize`]d.
+    pub fn text(&self, s: &str) {
+        let mut out = std::io::stdout().lock();
+        let _ = out.write_all(s.as_bytes());
+    }
+
+    /// A bold/accented fragment when colour is on.
+    pub fn accent(&self, s: &str) -> String {
+        if self.color {
+            format!("\x1b[1;36m{s}\x1b[0m")
+        } else {
+            s.to_string()
+        }
+    }
+
+    /// A dim fragment when colour is on.
+    pub fn dim(&self, s: &str) -> String {
+        if self.color {
+            format!("\x1b[2m{s}\x1b[0m")
+        } else {
+            s.to_string()
+        }
+    }
+
+    /// A warning on stderr (unless quiet).
+    pub fn warn(&self, s: &str) {
+        if !self.quiet {
+            eprintln!("warning: {}", sanitize(s).trim_end());
+        }
+    }
+
+    /// A note on stderr (unless quiet).
+    pub fn note(&self, s: &str) {
+        if !self.quiet {
+            eprintln!("{}", sanitize(s).trim_end());
+        }
+    }
+}
+
+/// Replaces terminal control characters in file-derived text (escape sequences
+/// could otherwise drive the user's terminal), keeping newline and tab.
+pub fn sanitize(s: &str) -> String {
+    if !s.chars().any(|c| c.is_control() && c != '\n' && c != '\t') {
+        return s.to_string();
+    }
+    s.chars()
+        .map(|c| {
+            if c.is_control() && c != '\n' && c != '\t' {
+                '\u{fffd}'
+            } else {
+                c
+            }
+        })
+        .collect()
+}
