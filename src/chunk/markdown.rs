@@ -38,11 +38,11 @@ pub fn chunk_markdown(doc: &str, text: &str, opts: &ChunkOptions) -> Chunked {
         first.bytes[0] = 0;
         first.lines = line_range(text, 0, first.bytes[1]);
     }
-    if let Some(last) = chunks.last_mut() {
-        if last.bytes[1] < text.len() {
-            last.bytes[1] = text.len();
-            last.lines = line_range(text, last.bytes[0], text.len());
-        }
+    if let Some(last) = chunks.last_mut()
+        && last.bytes[1] < text.len()
+    {
+        last.bytes[1] = text.len();
+        last.lines = line_range(text, last.bytes[0], text.len());
     }
     id::assign(&mut chunks);
     Chunked {
@@ -200,13 +200,13 @@ fn top_level_blocks(text: &str, body_start: usize) -> Vec<Block> {
             Event::End(tag) => {
                 depth = depth.saturating_sub(1);
                 if depth == 0 {
-                    if let (TagEnd::Heading(_), Some((level, title))) = (tag, heading.take()) {
-                        if let Some(last) = blocks.last_mut() {
-                            last.kind = BlockKind::Heading {
-                                level,
-                                text: collapse_ws(&title),
-                            };
-                        }
+                    if let (TagEnd::Heading(_), Some((level, title))) = (tag, heading.take())
+                        && let Some(last) = blocks.last_mut()
+                    {
+                        last.kind = BlockKind::Heading {
+                            level,
+                            text: collapse_ws(&title),
+                        };
                     }
                     if let Some(last) = blocks.last_mut() {
                         last.end = last.end.max(end);

@@ -62,14 +62,20 @@ impl IndexReader {
         })
     }
 
-    /// Stemmed, deduplicated query terms, in query order.
+    /// Stemmed, deduplicated query terms, in query order, without question words.
     pub fn query_terms(&self, query: &str) -> Vec<String> {
-        dedup(tokenizer::analyze(&mut tokenizer::stemmed(), query))
+        dedup(tokenizer::analyze(
+            &mut tokenizer::stemmed(),
+            &strip_question_words(query),
+        ))
     }
 
     /// Unstemmed terms, for identifier and path matching.
     pub fn plain_terms(&self, query: &str) -> Vec<String> {
-        dedup(tokenizer::analyze(&mut tokenizer::plain(), query))
+        dedup(tokenizer::analyze(
+            &mut tokenizer::plain(),
+            &strip_question_words(query),
+        ))
     }
 
     /// Number of chunks in the snapshot.
@@ -162,6 +168,69 @@ fn set(field: tantivy::schema::Field, values: &[String]) -> Box<dyn Query> {
     Box::new(TermSetQuery::new(
         values.iter().map(|v| Term::from_field_text(field, v)),
     ))
+}
+
+/// Words that shape a question but say nothing about its subject. They are
+/// dropped from queries only (documents keep them), so "how do I …" does not
+/// favour sections that happen to say "how" and "I" often.
+const QUESTION_WORDS: &[&str] = &[
+    "how",
+    "what",
+    "why",
+    "when",
+    "where",
+    "which",
+    "who",
+    "whom",
+    "whose",
+    "can",
+    "could",
+    "should",
+    "would",
+    "do",
+    "does",
+    "did",
+    "i",
+    "me",
+    "my",
+    "we",
+    "our",
+    "you",
+    "your",
+    "is",
+    "am",
+    "are",
+    "was",
+    "were",
+    "there",
+    "way",
+    "ways",
+    "want",
+    "need",
+    "instead",
+    "happens",
+    "anymore",
+    "possible",
+    "able",
+    "something",
+    "thing",
+    "things",
+    "some",
+    "any",
+    "about",
+];
+
+fn strip_question_words(query: &str) -> String {
+    let mut out = String::with_capacity(query.len());
+    for word in query.split(|c: char| !(c.is_alphanumeric() || c == '_')) {
+        if word.is_empty() || QUESTION_WORDS.contains(&word.to_lowercase().as_str()) {
+            out.push(' ');
+            continue;
+        }
+        out.push_str(word);
+        out.push(' ');
+    }
+    out
 }
 
 fn dedup(terms: Vec<String>) -> Vec<String> {

@@ -118,12 +118,13 @@ fn render(lines: &[&str], fences: &[Option<usize>], chosen: &[bool]) -> String {
             out.push('\n');
         }
         let fence = fences[i];
-        if fence.is_some() && open.is_none() && fence != Some(i) {
-            if let Some(o) = fence {
-                out.push_str(lines[o]);
-                out.push('\n');
-                open = Some(o);
-            }
+        if open.is_none()
+            && fence != Some(i)
+            && let Some(o) = fence
+        {
+            out.push_str(lines[o]);
+            out.push('\n');
+            open = Some(o);
         }
         out.push_str(lines[i]);
         out.push('\n');

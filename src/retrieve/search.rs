@@ -56,7 +56,7 @@ impl Default for SearchOptions {
 }
 
 /// Coverage below which a search abstains (tuned on `fixtures/eval/`).
-pub const DEFAULT_MIN_COVERAGE: f32 = 0.55;
+pub const DEFAULT_MIN_COVERAGE: f32 = 0.35;
 
 /// One search hit.
 #[derive(Debug, Clone, Serialize)]
@@ -111,14 +111,24 @@ impl Retriever {
     pub fn search(&self, query: &str, opts: &SearchOptions) -> Result<SearchResult> {
         let filter = self.filter(opts)?;
         let k = opts.k.max(1);
-        let scored = self.reader.search(query, k, &filter)?;
-        let mut chunks: Vec<(Chunk, f32)> = Vec::with_capacity(scored.len());
+        // Parts of one section would crowd each other out: fetch extra and keep
+        // the best part of each section.
+        let scored = self.reader.search(query, k * 3 + 8, &filter)?;
+        let mut chunks: Vec<(Chunk, f32)> = Vec::with_capacity(k);
+        let mut sections: HashSet<(String, Vec<String>)> = HashSet::new();
         for s in scored {
+            if chunks.len() == k {
+                break;
+            }
             // A row can be missing only for an ID a concurrent build just
             // retired; the snapshot is older than the catalog. Skip it.
-            if let Some(c) = self.catalog.chunk(&s.id)? {
-                chunks.push((c, s.score));
+            let Some(c) = self.catalog.chunk(&s.id)? else {
+                continue;
+            };
+            if c.part.is_some() && !sections.insert((c.doc.clone(), c.title_path.clone())) {
+                continue;
             }
+            chunks.push((c, s.score));
         }
         let terms = self.reader.query_terms(query);
         let coverage = self.coverage(&terms, chunks.iter().take(3).map(|(c, _)| c));

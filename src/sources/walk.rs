@@ -5,7 +5,7 @@
 //! symlink loop is reported once and skipped.
 
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use std::time::UNIX_EPOCH;
 
 use globset::{Glob, GlobSet, GlobSetBuilder};
@@ -55,14 +55,7 @@ fn globset(patterns: &[String], what: &str) -> Result<GlobSet> {
 pub fn walk(root: &Path, settings: &Settings, extra: &dyn Fn(&str) -> bool) -> Result<Walked> {
     let include = globset(&settings.include, "include")?;
     let exclude = globset(&settings.exclude, "exclude")?;
-    let warnings = Mutex::new(Vec::new());
-    let root_owned = root.to_path_buf();
-    let outside = |path: &Path| -> bool {
-        match path.canonicalize() {
-            Ok(real) => !real.starts_with(&root_owned),
-            Err(_) => true,
-        }
-    };
+    let warnings = Arc::new(Mutex::new(Vec::new()));
     let mut builder = ignore::WalkBuilder::new(root);
     builder
         .follow_links(true)
@@ -70,18 +63,28 @@ pub fn walk(root: &Path, settings: &Settings, extra: &dyn Fn(&str) -> bool) -> R
         .git_global(false)
         .hidden(true)
         .sort_by_file_name(|a, b| a.cmp(b));
-    let warn = |path: &Path, message: String| {
-        if let Ok(mut w) = warnings.lock() {
-            w.push(Warning {
-                path: rel_of(root, path),
-                line: None,
-                message,
-            });
-        }
-    };
+    let warn = |path: &Path, message: String| push_warning(&warnings, root, path, message);
+    let filter_root = root.to_path_buf();
+    let filter_warnings = Arc::clone(&warnings);
     builder.filter_entry(move |entry| {
         if entry.depth() == 1 && entry.file_name() == CTX_DIR {
             return false;
+        }
+        // Checked here, not after: a skipped directory must not be descended.
+        if entry.path_is_symlink() {
+            let inside = entry
+                .path()
+                .canonicalize()
+                .is_ok_and(|real| real.starts_with(&filter_root));
+            if !inside {
+                push_warning(
+                    &filter_warnings,
+                    &filter_root,
+                    entry.path(),
+                    "symlink leads outside the segment; not followed".into(),
+                );
+                return false;
+            }
         }
         true
     });
@@ -102,13 +105,6 @@ pub fn walk(root: &Path, settings: &Settings, extra: &dyn Fn(&str) -> bool) -> R
                 continue;
             }
         };
-        if entry.path_is_symlink() && outside(entry.path()) {
-            warn(
-                entry.path(),
-                "symlink leads outside the segment; not followed".into(),
-            );
-            continue;
-        }
         let Some(ft) = entry.file_type() else {
             continue;
         };
@@ -141,8 +137,19 @@ pub fn walk(root: &Path, settings: &Settings, extra: &dyn Fn(&str) -> bool) -> R
         });
     }
     files.sort_by(|a, b| a.rel.cmp(&b.rel));
-    let warnings = warnings.into_inner().unwrap_or_default();
+    let mut warnings = warnings.lock().map(|w| w.clone()).unwrap_or_default();
+    warnings.sort_by(|a, b| a.path.cmp(&b.path));
     Ok(Walked { files, warnings })
+}
+
+fn push_warning(warnings: &Mutex<Vec<Warning>>, root: &Path, path: &Path, message: String) {
+    if let Ok(mut w) = warnings.lock() {
+        w.push(Warning {
+            path: rel_of(root, path),
+            line: None,
+            message,
+        });
+    }
 }
 
 /// `path` relative to `root` with `/` separators (the path itself if outside).

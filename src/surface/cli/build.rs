@@ -132,17 +132,7 @@ pub(super) fn validate(cli: &Cli, p: &Printer) -> anyhow::Result<ExitCode> {
                 .filter(|f| sources::read_source(f, settings.max_file_bytes).is_ok())
                 .filter_map(|f| std::fs::read(&f.abs).ok().map(|b| (f.rel.clone(), b)))
                 .collect();
-            let mut problems = pack::validate::validate(&pack, Some(&disk));
-            if pack.segment != seg.name {
-                problems.push(pack::validate::Problem {
-                    check: "segment",
-                    message: format!(
-                        "pack names segment `{}` but this segment is `{}`",
-                        pack.segment, seg.name
-                    ),
-                });
-            }
-            problems
+            pack::validate::validate(&pack, Some(&disk))
         }
         Err(e @ Error::NoPack { .. }) => return Err(e.into()),
         Err(e) => vec![pack::validate::Problem {

@@ -274,8 +274,10 @@ pub(super) fn evidence(cli: &Cli, p: &Printer, args: &EvidenceArgs) -> anyhow::R
         p.json(&ev);
     } else {
         p.text(&sanitize(&ev.render()));
-        if ev.no_evidence {
-            if let Some(s) = &ev.search {
+        if ev.no_evidence
+            && let Some(s) = &ev.search
+        {
+            {
                 for sug in &s.suggestions {
                     p.text(&format!(
                         "  nearest: {}  {}\n",

@@ -1,0 +1,251 @@
+//! `ctx build` and `ctx validate` on real trees.
+
+use predicates::prelude::*;
+use serde_json::Value;
+
+use super::util::{Env, copy_dir, repo};
+
+fn pack(env: &Env) -> Value {
+    let text = std::fs::read_to_string(env.path().join("_ctx/context_pack.json")).expect("pack");
+    serde_json::from_str(&text).expect("pack JSON")
+}
+
+/// The demo builds, validates, and its pack has every schema-v1 field.
+#[test]
+fn demo_builds_and_validates() {
+    let env = Env::fixture("demo");
+    let r = env.json(&["build"]);
+    assert_eq!(r["files"], 9, "{r}");
+    assert!(r["chunks"].as_u64().unwrap() > 40);
+    env.ctx(&["validate"])
+        .assert()
+        .success()
+        .stdout(predicate::str::starts_with("valid "));
+    let p = pack(&env);
+    for field in [
+        "schema_version",
+        "created_at",
+        "generator_version",
+        "segment",
+        "source_files",
+        "chunking",
+        "digest",
+        "index",
+        "chunks",
+    ] {
+        assert!(p.get(field).is_some(), "missing {field}");
+    }
+    assert_eq!(p["schema_version"], 1);
+    let docs: Vec<&str> = p["source_files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["path"].as_str().unwrap())
+        .collect();
+    assert!(
+        !docs.iter().any(|d| d.starts_with("scratch/")),
+        "gitignored scratch/ was indexed: {docs:?}"
+    );
+    let c = &p["chunks"][0];
+    for field in [
+        "id",
+        "doc",
+        "title_path",
+        "text",
+        "token_est",
+        "text_sha256",
+        "lines",
+        "kind",
+    ] {
+        assert!(c.get(field).is_some(), "chunk misses {field}");
+    }
+    assert!(p["digest"].as_str().unwrap().contains("docs/operations.md"));
+}
+
+/// Two builds of the same tree differ only in `created_at`.
+#[test]
+fn builds_are_deterministic() {
+    let env = Env::fixture("demo");
+    env.ctx(&["build"]).assert().success();
+    let mut a = pack(&env);
+    let env2 = Env::fixture("demo");
+    env2.ctx(&["build"]).assert().success();
+    let mut b = pack(&env2);
+    for p in [&mut a, &mut b] {
+        p["created_at"] = Value::Null;
+        let name = p["segment"].as_str().unwrap().to_string();
+        p["digest"] = Value::String(p["digest"].as_str().unwrap().replace(&name, "SEGMENT"));
+        p["segment"] = Value::Null;
+        for f in p["source_files"].as_array_mut().unwrap() {
+            f["mtime"] = Value::Null;
+        }
+    }
+    assert_eq!(a, b);
+}
+
+/// Editing one section changes only that section's ID; an incremental build
+/// re-chunks only that file; a no-op build writes nothing.
+#[test]
+fn edit_changes_one_id_and_rebuilds_incrementally() {
+    let env = Env::fixture("demo");
+    env.ctx(&["build"]).assert().success();
+    let before: Vec<String> = pack(&env)["index"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["id"].as_str().unwrap().to_string())
+        .collect();
+    let noop = env.json(&["build"]);
+    assert_eq!(noop["noop"], true, "{noop}");
+    let faq = env.path().join("docs/faq.md");
+    let text = std::fs::read_to_string(&faq).unwrap();
+    let edited = text.replacen("shipyard", "Shipyard (edited)", 1);
+    assert_ne!(text, edited);
+    std::fs::write(&faq, edited).unwrap();
+    let r = env.json(&["build"]);
+    assert_eq!(r["changed"], 1, "{r}");
+    assert_eq!(r["full"], false);
+    let after: Vec<String> = pack(&env)["index"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["id"].as_str().unwrap().to_string())
+        .collect();
+    let gone: Vec<_> = before.iter().filter(|i| !after.contains(i)).collect();
+    let new: Vec<_> = after.iter().filter(|i| !before.contains(i)).collect();
+    assert_eq!(gone.len(), 1, "gone {gone:?}");
+    assert_eq!(new.len(), 1, "new {new:?}");
+    assert!(new[0].starts_with("faq:"));
+    env.ctx(&["validate"]).assert().success();
+}
+
+/// Every Markdown edge case builds, tiles its file and validates.
+#[test]
+fn markdown_edge_cases_validate() {
+    let env = Env::fixture("markdown");
+    env.ctx(&["build"]).assert().success();
+    env.ctx(&["validate"]).assert().success();
+    let p = pack(&env);
+    let chunks = p["chunks"].as_array().unwrap();
+    let of = |doc: &str| {
+        chunks
+            .iter()
+            .filter(|c| c["doc"] == doc)
+            .collect::<Vec<_>>()
+    };
+    assert!(of("empty.md").is_empty());
+    assert_eq!(of("heading_only.md").len(), 1);
+    assert_eq!(
+        of("front_matter_yaml_bom.md")[0]["title_path"][0],
+        "Front Matter Title"
+    );
+    assert_eq!(of("front_matter_toml.md")[0]["title_path"][0], "TOML Title");
+    let giant = of("giant_code_block.md");
+    assert!(giant.len() > 5, "giant code block not split");
+    for c in &giant {
+        let fences = c["text"]
+            .as_str()
+            .unwrap()
+            .lines()
+            .filter(|l| l.trim_start().starts_with("```"))
+            .count();
+        assert_eq!(fences % 2, 0, "unbalanced fence in {}", c["id"]);
+    }
+    let dups = of("duplicate_sections.md");
+    let ids: std::collections::HashSet<_> =
+        dups.iter().map(|c| c["id"].as_str().unwrap()).collect();
+    assert_eq!(ids.len(), dups.len(), "duplicate sections share an ID");
+    let crlf = of("crlf.md");
+    assert!(
+        crlf.iter()
+            .all(|c| !c["title_path"].to_string().contains('\r'))
+    );
+}
+
+/// Binary, invalid UTF-8 and over-size files are skipped with a warning naming
+/// them; the build goes on.
+#[test]
+fn bad_files_are_skipped_with_warnings() {
+    let env = Env::empty();
+    env.write("ok.md", "# Fine\n\ntext\n");
+    env.write("bin.md", b"# x\n\0\x01\x02");
+    env.write("latin1.md", b"# caf\xe9\n");
+    env.write("big.md", "x".repeat(2000));
+    env.write("_ctx/ctx.toml", "max_file_bytes = 1000\n");
+    let out = env.ctx(&["build"]).assert().success().get_output().clone();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("warning: bin.md: skipped: binary file (NUL byte at offset 4)"),
+        "{err}"
+    );
+    assert!(
+        err.contains("warning: latin1.md: skipped: invalid UTF-8 at line 1 (byte 5)"),
+        "{err}"
+    );
+    assert!(
+        err.contains("warning: big.md: skipped: 2000 bytes is over max_file_bytes (1000)"),
+        "{err}"
+    );
+    env.ctx(&["validate"]).assert().success();
+}
+
+/// Symlink loops and links leaving the segment do not break or widen the walk.
+#[test]
+fn symlinks_loops_and_escapes() {
+    let env = Env::empty();
+    let outside = tempfile::tempdir().unwrap();
+    std::fs::write(outside.path().join("secret.md"), "# Secret\n\nnot yours\n").unwrap();
+    env.write("docs/a.md", "# A\n\nalpha\n");
+    std::os::unix::fs::symlink(env.path().join("docs"), env.path().join("docs/loop")).unwrap();
+    std::os::unix::fs::symlink(outside.path(), env.path().join("escape")).unwrap();
+    let out = env.ctx(&["build"]).assert().success().get_output().clone();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("escape: symlink leads outside the segment; not followed"),
+        "{err}"
+    );
+    let p = pack(&env);
+    let docs: Vec<_> = p["source_files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["path"].as_str().unwrap().to_string())
+        .collect();
+    assert!(docs.contains(&"docs/a.md".to_string()));
+    assert!(!docs.iter().any(|d| d.contains("secret")), "{docs:?}");
+}
+
+/// The committed v1 pack still loads and validates (format compatibility).
+#[test]
+fn committed_v1_pack_validates() {
+    let env = Env::empty();
+    copy_dir(&repo().join("fixtures/packs/v1"), env.path());
+    env.ctx(&["validate"]).assert().success();
+}
+
+/// `validate` reports a tampered pack and a changed source, exit 1.
+#[test]
+fn validate_reports_problems() {
+    let env = Env::fixture("demo");
+    env.ctx(&["build"]).assert().success();
+    let path = env.path().join("_ctx/context_pack.json");
+    let mut p = pack(&env);
+    p["chunks"][0]["text"] = Value::String("tampered".into());
+    std::fs::write(&path, serde_json::to_string(&p).unwrap()).unwrap();
+    env.write("docs/new.md", "# New\n\nfresh\n");
+    let out = env.ctx(&["validate"]).assert().code(1).get_output().clone();
+    let s = String::from_utf8_lossy(&out.stdout);
+    assert!(s.contains("[text_sha256]"), "{s}");
+    assert!(
+        s.contains("`docs/new.md` is new on disk and not in the pack; run `ctx build`"),
+        "{s}"
+    );
+    p["schema_version"] = Value::String("1".into());
+    std::fs::write(&path, serde_json::to_string(&p).unwrap()).unwrap();
+    env.ctx(&["validate"])
+        .assert()
+        .code(1)
+        .stdout(predicate::str::contains(
+            "schema_version must be an integer, found \"1\"",
+        ));
+}

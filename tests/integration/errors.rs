@@ -1,0 +1,152 @@
+//! Every user-facing error path: exact messages, exit code 2.
+
+use predicates::prelude::*;
+
+use super::util::{Env, ctx};
+
+/// Hostile segment names under $CTX_ROOT are refused with a clear message.
+#[test]
+fn hostile_segment_names() {
+    let root = tempfile::tempdir().unwrap();
+    std::fs::create_dir(root.path().join("proj")).unwrap();
+    let cases = [
+        (
+            "..",
+            "error: invalid segment `..`: `.` and `..` are not segment names",
+        ),
+        (
+            "a/../../b",
+            "error: invalid segment `a/../../b`: it leads outside $CTX_ROOT",
+        ),
+        (
+            "/etc",
+            "error: invalid segment `/etc`: an absolute path where a segment name under $CTX_ROOT is expected",
+        ),
+        (
+            "",
+            "error: invalid segment ``: the segment is empty; pass a project directory or a segment name",
+        ),
+    ];
+    for (name, msg) in cases {
+        ctx()
+            .env("CTX_ROOT", root.path())
+            .args(["build", "-s", name])
+            .assert()
+            .code(2)
+            .stderr(predicate::str::starts_with(msg));
+    }
+    ctx()
+        .env("CTX_ROOT", root.path())
+        .args(["build", "-s", "proj"])
+        .assert()
+        .success();
+}
+
+/// A segment that does not exist.
+#[test]
+fn missing_segment() {
+    ctx()
+        .args(["build", "-s", "/definitely/not/here"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("error: invalid segment `/definitely/not/here`: `/definitely/not/here` cannot be opened"));
+}
+
+/// A bad settings file names the file and line.
+#[test]
+fn bad_config_names_line() {
+    let env = Env::empty();
+    env.write("a.md", "# A\n");
+    env.write("_ctx/ctx.toml", "max_chunk_tokens = 600\nmax_chunks = 3\n");
+    env.ctx(&["build"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "ctx.toml line 2: unknown field `max_chunks`",
+        ));
+    env.write("_ctx/ctx.toml", "max_chunk_tokens = 5\n");
+    env.ctx(&["build"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "line 1: max_chunk_tokens = 5 is too small; use 32 or more (default 600)",
+        ));
+}
+
+/// A second build waits for the lock, then fails naming the holder's pid.
+#[test]
+fn lock_timeout_names_holder() {
+    let env = Env::empty();
+    env.write("a.md", "# A\n\ntext\n");
+    std::fs::create_dir_all(env.path().join("_ctx")).unwrap();
+    let lock_path = env.path().join("_ctx/.build.lock");
+    let held = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&lock_path)
+        .unwrap();
+    held.lock().unwrap();
+    std::fs::write(&lock_path, "4242").unwrap();
+    env.ctx(&["build", "--lock-timeout", "1"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("timed out after 1s waiting for").and(predicate::str::contains(
+            "held by pid 4242; another `ctx build` is running. Wait for it, or raise --lock-timeout",
+        )));
+    drop(held);
+    env.ctx(&["build"]).assert().success();
+}
+
+/// Reading commands before any build say what to do.
+#[test]
+fn no_pack_yet() {
+    let env = Env::empty();
+    env.ctx(&["validate"]).assert().code(2).stderr(
+        predicate::str::contains("no context pack at")
+            .and(predicate::str::contains("run `ctx build` first")),
+    );
+    env.ctx(&["search", "x", "--no-build"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("run `ctx build` first"));
+}
+
+/// Unknown and malformed IDs.
+#[test]
+fn bad_ids() {
+    let env = Env::fixture("demo");
+    env.ctx(&["build"]).assert().success();
+    env.ctx(&["get", "operations:0000000000"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("error: unknown chunk ID `operations:0000000000`: it is not in this pack; IDs of `docs/operations.md` include"));
+    env.ctx(&["get", "not-an-id"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "error: `not-an-id` is not a chunk ID; IDs look like `operations:3fa9c2e1d0`",
+        ));
+}
+
+/// An invalid `--doc` glob.
+#[test]
+fn bad_doc_glob() {
+    let env = Env::fixture("demo");
+    env.ctx(&["search", "locks", "--doc", "docs/[x"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "error: invalid --doc glob `docs/[x`",
+        ));
+}
+
+/// Unknown flags are usage errors (exit 2), as clap reports them.
+#[test]
+fn usage_error() {
+    ctx()
+        .args(["build", "--bogus"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("unexpected argument '--bogus'"));
+}

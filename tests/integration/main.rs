@@ -1,0 +1,9 @@
+//! One integration test binary: the real `ctx` binary on real files in temp dirs.
+
+mod util;
+
+mod architecture;
+mod build;
+mod crash;
+mod errors;
+mod search;

@@ -1,0 +1,227 @@
+//! `search`, `get`, `evidence`, `stats` on the demo project.
+
+use predicates::prelude::*;
+
+use super::util::Env;
+
+fn demo() -> Env {
+    let env = Env::fixture("demo");
+    env.ctx(&["build"]).assert().success();
+    env
+}
+
+/// The demo's lock question finds the stale-lock sections first.
+#[test]
+fn search_finds_stale_lock_policy() {
+    let env = demo();
+    let r = env.json(&["search", "how are stale locks handled", "-k", "5"]);
+    let hits = r["hits"].as_array().unwrap();
+    assert!(!hits.is_empty());
+    let top = &hits[0];
+    assert_eq!(top["doc"], "docs/operations.md");
+    assert!(
+        top["title_path"].to_string().contains("Stale locks"),
+        "{top}"
+    );
+    for f in [
+        "id",
+        "doc",
+        "title_path",
+        "preview",
+        "token_est",
+        "source_path",
+        "lines",
+        "score",
+    ] {
+        assert!(top.get(f).is_some(), "hit misses {f}");
+    }
+    assert!(
+        top["preview"]
+            .as_str()
+            .unwrap()
+            .to_lowercase()
+            .contains("stale")
+    );
+    assert!(top["preview"].as_str().unwrap().chars().count() <= 170);
+}
+
+/// The top 3 are the first 3 of the top 10.
+#[test]
+fn ranking_does_not_depend_on_k() {
+    let env = demo();
+    let ids = |k: &str| -> Vec<String> {
+        env.json(&["search", "lock timeout policy", "-k", k, "--no-build"])["hits"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|h| h["id"].as_str().unwrap().to_string())
+            .collect()
+    };
+    let top10 = ids("10");
+    assert_eq!(ids("3"), top10[..3].to_vec());
+}
+
+/// Operators and punctuation are words, never errors.
+#[test]
+fn hostile_queries_never_error() {
+    let env = demo();
+    for q in [
+        "\"unbalanced (( AND : OR NOT",
+        "lock:timeout*",
+        "?!",
+        "-- --",
+        "title:(x] AND",
+    ] {
+        let out = env
+            .ctx(&["search", "--no-build", "--", q])
+            .output()
+            .unwrap();
+        assert!(
+            matches!(out.status.code(), Some(0) | Some(1)),
+            "{q}: {:?} {}",
+            out.status,
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+}
+
+/// Unanswerable questions get an explicit no-evidence answer, exit 1.
+#[test]
+fn no_evidence() {
+    let env = demo();
+    env.ctx(&["search", "how do I tune the JVM garbage collector heap"])
+        .assert()
+        .code(1)
+        .stdout(predicate::str::starts_with(
+            "No evidence in indexed context.",
+        ));
+    let r = env.json(&["search", "sourdough starter hydration ratio"]);
+    assert_eq!(r["no_evidence"], true);
+    assert_eq!(r["hits"].as_array().unwrap().len(), 0);
+}
+
+/// `get` respects the budget and names what does not fit.
+#[test]
+fn get_within_budget() {
+    let env = demo();
+    let hits = env.json(&["search", "stale locks", "-k", "4"]);
+    let ids: Vec<String> = hits["hits"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|h| h["id"].as_str().unwrap().to_string())
+        .collect();
+    let mut args = vec!["get", "--mode", "raw", "--budget", "250"];
+    args.extend(ids.iter().map(String::as_str));
+    let r = env.json(&args);
+    let used: u64 = r["chunks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["token_est"].as_u64().unwrap())
+        .sum();
+    assert!(used <= 250, "{used}");
+    assert_eq!(r["used"], used);
+    if !r["omitted"].as_array().unwrap().is_empty() {
+        assert!(
+            r["hint"]
+                .as_str()
+                .unwrap()
+                .contains("did not fit; raise --budget to")
+        );
+    }
+    let mut args = vec![
+        "get", "--mode", "excerpt", "--budget", "120", "--query", "stale",
+    ];
+    args.extend(ids.iter().map(String::as_str));
+    let r = env.json(&args);
+    let used: u64 = r["chunks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["token_est"].as_u64().unwrap())
+        .sum();
+    assert!(used <= 120, "{used}");
+    let r = env.json(&["get", "--budget", "999999", &ids[0]]);
+    assert_eq!(r["budget"]["clamped"], true);
+    assert!(
+        r["hint"]
+            .as_str()
+            .unwrap()
+            .contains("is over the cap of 16000")
+    );
+}
+
+/// A stale ID points to the chunk now at the same heading path.
+#[test]
+fn stale_id_redirects() {
+    let env = demo();
+    let r = env.json(&["search", "stale locks detected", "-k", "1"]);
+    let id = r["hits"][0]["id"].as_str().unwrap().to_string();
+    let ops = env.path().join("docs/operations.md");
+    let text = std::fs::read_to_string(&ops).unwrap();
+    std::fs::write(
+        &ops,
+        text.replacen("A lock counts as stale", "A lock is considered stale", 1),
+    )
+    .unwrap();
+    let r = env.json(&["get", &id]);
+    assert_eq!(r["chunks"][0]["replaces"], id.as_str());
+    assert_ne!(r["chunks"][0]["id"], id.as_str());
+}
+
+/// Evidence is one block with IDs and line ranges, within the budget.
+#[test]
+fn evidence_block() {
+    let env = demo();
+    let out = env
+        .ctx(&["evidence", "lock timeout policy", "--budget", "600"])
+        .assert()
+        .success()
+        .get_output()
+        .clone();
+    let s = String::from_utf8_lossy(&out.stdout);
+    assert!(s.starts_with("EVIDENCE (read-only)\n"), "{s}");
+    assert!(s.contains("[operations:"), "{s}");
+    let r = env.json(&["evidence", "lock timeout policy", "--budget", "600"]);
+    assert!(r["used"].as_u64().unwrap() <= 600);
+}
+
+/// `stats` reports counts and sizes.
+#[test]
+fn stats() {
+    let env = demo();
+    let r = env.json(&["stats"]);
+    assert_eq!(r["files"], 9);
+    assert!(r["index_bytes"].as_u64().unwrap() > 0);
+}
+
+/// Searches running during builds always get complete answers.
+#[test]
+fn searches_during_builds_are_complete() {
+    let env = demo();
+    let root = env.path().to_path_buf();
+    let writer = std::thread::spawn(move || {
+        for i in 0..6 {
+            let p = root.join("docs/faq.md");
+            let t = std::fs::read_to_string(&p).unwrap();
+            std::fs::write(&p, format!("{t}\n\n## Extra {i}\n\nstale lock note {i}\n")).unwrap();
+            super::util::ctx()
+                .arg("-s")
+                .arg(&root)
+                .arg("build")
+                .assert()
+                .success();
+        }
+    });
+    for _ in 0..15 {
+        let r = env.json(&["search", "stale lock", "--no-build"]);
+        for h in r["hits"].as_array().unwrap() {
+            assert!(
+                h["id"].is_string() && h["preview"].is_string() && h["lines"].is_array(),
+                "{h}"
+            );
+        }
+    }
+    writer.join().unwrap();
+}
