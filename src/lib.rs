@@ -11,3 +11,5 @@ pub mod hash;
 pub mod tokens;
 
 pub mod chunk;
+
+pub mod relay;
