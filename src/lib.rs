@@ -24,4 +24,6 @@ pub mod catalog;
 pub mod index;
 pub mod pipeline;
 pub mod retrieve;
+
+pub mod relay;
 pub mod surface;

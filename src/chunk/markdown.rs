@@ -507,13 +507,20 @@ fn split_block(text: &str, s: usize, e: usize, block: &Block, max: usize) -> Vec
     let budget = max
         .saturating_sub(tokens::estimate(&prefix) + tokens::estimate(&suffix))
         .max(1);
+    // No part may start at or after the last non-blank line: a trailing blank
+    // line must not become a part of its own (it would hold no text, and for a
+    // fence the closing line would end up beside a synthetic one).
+    let last_line = {
+        let trimmed = text[s..e].trim_end().len();
+        text[s..s + trimmed].rfind('\n').map_or(s, |i| s + i + 1)
+    };
     let mut bounds = vec![s];
     let mut acc = 0usize;
     let mut at = s;
     while at < e {
         let end = line_end(text, at).min(e);
         let cost = tokens::estimate(&text[at..end]);
-        if acc > 0 && acc + cost > budget {
+        if acc > 0 && acc + cost > budget && at < last_line {
             bounds.push(at);
             acc = 0;
         }
@@ -639,5 +646,35 @@ mod tests {
         assert_eq!(c.len(), 2);
         assert_tiles(text, &c);
         assert_eq!(&text[c[1].bytes[0]..c[1].bytes[1]], c[1].text);
+    }
+}
+
+#[cfg(test)]
+mod crlf_split {
+    use super::*;
+
+    #[test]
+    fn crlf_fence_split_balanced() {
+        let mut text = String::from("# A\r\n```a\r\n");
+        for i in 0..20 {
+            text.push_str(&format!("line {i} {}\r\n", "x=1; ".repeat(10)));
+        }
+        text.push_str("```\r\n\r\n");
+        let c = chunk_markdown(
+            "d.md",
+            &text,
+            &ChunkOptions {
+                max_chunk_tokens: 76,
+            },
+        )
+        .chunks;
+        for ch in &c {
+            let fences = ch
+                .text
+                .lines()
+                .filter(|l| l.trim_start().starts_with("```"))
+                .count();
+            assert_eq!(fences % 2, 0, "part {:?}: {:?}", ch.part, ch.text);
+        }
     }
 }

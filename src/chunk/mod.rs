@@ -185,6 +185,6 @@ impl DocFormat {
 pub fn chunk_document(doc: &str, text: &str, opts: &ChunkOptions) -> Chunked {
     match DocFormat::of(doc) {
         DocFormat::Markdown => markdown::chunk_markdown(doc, text, opts),
-        DocFormat::Text => markdown::chunk_markdown(doc, text, opts),
+        DocFormat::Text => text::chunk_text(doc, text, &[doc.to_string()], opts),
     }
 }

@@ -1,1 +1,436 @@
-//! Plain-text and JSON chunkers.
+//! Plain-text and JSON chunkers, used for relay values and files of unknown format.
+//!
+//! Both are pure and keep the chunk invariants exactly: the byte ranges of a
+//! document's chunks tile `[0, len)` and every chunk's text is its source slice,
+//! unchanged (no fence repair or front-matter skipping as in Markdown).
+//!
+//! - [`chunk_text`] packs paragraphs (a paragraph owns the blank lines after it)
+//!   into chunks of at most `max_chunk_tokens`; a paragraph that alone is too big
+//!   is packed line by line, and a line that alone is too big is cut at a char
+//!   boundary, at the last whitespace when there is one in the second half.
+//! - [`chunk_json`] splits a JSON container into its members: object keys
+//!   (`title_root + [key]`) or array items (`title_root + ["[i]"]`). Small
+//!   neighbours are grouped (`"first … last"` keys, `"[i..j]"` items, `j`
+//!   exclusive as in Rust ranges and jq's `.[i:j]`); a member that alone is too
+//!   big is split the same way one level down, and a too-big scalar falls back to
+//!   the text splitter. Member boundaries come from a streaming byte scan that
+//!   tracks strings, escapes and nesting, so a 100 MB array never becomes a tree;
+//!   the JSON is validated first with `serde::de::IgnoredAny` (no tree either).
+//!   Input that is not JSON is chunked as text with a note.
+//!
+//! HTML is chunked with [`chunk_text`] if the caller wants it indexed: nothing is
+//! stripped, since ranges must tile the stored value. Packing adds up the token
+//! estimates of the pieces, which never under-counts for an estimator where a
+//! whole costs no more than its parts (true for [`crate::tokens::estimate`]).
+
+use super::{Chunk, ChunkKind, ChunkNote, ChunkOptions, Chunked, id, line_of, line_range};
+use crate::tokens;
+
+/// Chunks plain text by paragraphs, then lines, then chars (see the module docs).
+pub fn chunk_text(doc: &str, text: &str, title_root: &[String], opts: &ChunkOptions) -> Chunked {
+    let mut pieces = Vec::new();
+    split_text(
+        text,
+        0,
+        text.len(),
+        opts.max_chunk_tokens.max(1),
+        &mut pieces,
+    );
+    let n = pieces.len();
+    let pieces = pieces
+        .into_iter()
+        .enumerate()
+        .map(|(i, (start, end))| Piece {
+            start,
+            end,
+            title_path: title_root.to_vec(),
+            part: (n > 1).then_some([i + 1, n]),
+        });
+    Chunked {
+        chunks: build(doc, text, ChunkKind::Text, pieces),
+        ..Chunked::default()
+    }
+}
+
+/// Chunks a JSON value by members; not-JSON input is chunked as text with a note.
+pub fn chunk_json(doc: &str, text: &str, title_root: &[String], opts: &ChunkOptions) -> Chunked {
+    if let Err(error) = serde_json::from_str::<serde::de::IgnoredAny>(text) {
+        let mut chunked = chunk_text(doc, text, title_root, opts);
+        if !text.trim().is_empty() {
+            chunked.notes.push(ChunkNote {
+                line: Some(error.line()),
+                message: format!("not valid JSON ({error}); chunked as plain text"),
+            });
+        }
+        return chunked;
+    }
+    let value_start = text.len() - text.trim_start().len();
+    let mut pieces = Vec::new();
+    let max = opts.max_chunk_tokens.max(1);
+    split_json(
+        text,
+        (0, text.len()),
+        value_start,
+        title_root,
+        max,
+        &mut pieces,
+    );
+    Chunked {
+        chunks: build(doc, text, ChunkKind::Json, pieces.into_iter()),
+        ..Chunked::default()
+    }
+}
+
+/// Byte ranges `[start, end)` of pieces, in order.
+type Spans = Vec<(usize, usize)>;
+
+/// A chunk before its text, lines and ID are filled in.
+struct Piece {
+    start: usize,
+    end: usize,
+    title_path: Vec<String>,
+    part: Option<[usize; 2]>,
+}
+
+fn build(
+    doc: &str,
+    text: &str,
+    kind: ChunkKind,
+    pieces: impl Iterator<Item = Piece>,
+) -> Vec<Chunk> {
+    // Line numbers are counted from the previous chunk, not from the start of the
+    // value, so a many-chunk value costs one pass instead of one per chunk.
+    let (mut base, mut base_line) = (0, 1);
+    let mut chunks: Vec<Chunk> = pieces
+        .map(|piece| {
+            let first = base_line + line_of(&text[base..], piece.start - base) - 1;
+            (base, base_line) = (piece.start, first);
+            let local = line_range(&text[piece.start..piece.end], 0, piece.end - piece.start);
+            let chunk_text = text[piece.start..piece.end].to_string();
+            Chunk {
+                id: String::new(),
+                doc: doc.to_string(),
+                title_path: piece.title_path,
+                token_est: tokens::estimate(&chunk_text),
+                text_sha256: String::new(),
+                text: chunk_text,
+                bytes: [piece.start, piece.end],
+                lines: [first, first + local[1] - 1],
+                kind,
+                part: piece.part,
+                symbol: None,
+                lang: None,
+            }
+        })
+        .collect();
+    id::assign(&mut chunks);
+    chunks
+}
+
+/// Splits `[start, end)` into pieces that each fit `max` tokens, in order.
+fn split_text(text: &str, start: usize, end: usize, max: usize, out: &mut Spans) {
+    if start == end {
+        return;
+    }
+    if tokens::estimate(&text[start..end]) <= max {
+        out.push((start, end));
+        return;
+    }
+    let paragraphs = paragraph_bounds(text, start, end);
+    pack(text, &paragraphs, max, out, &mut |s, e, out| {
+        let lines = line_bounds(text, s, e);
+        pack(text, &lines, max, out, &mut |s, e, out| {
+            cut_line(text, s, e, max, out)
+        });
+    });
+}
+
+/// Greedily groups consecutive `[bounds[i], bounds[i+1])` units into pieces of at
+/// most `max` tokens; a unit that alone is too big goes to `oversized`.
+fn pack(
+    text: &str,
+    bounds: &[usize],
+    max: usize,
+    out: &mut Spans,
+    oversized: &mut dyn FnMut(usize, usize, &mut Spans),
+) {
+    let (Some(&first), Some(&last)) = (bounds.first(), bounds.last()) else {
+        return;
+    };
+    let (mut group_start, mut group_tokens) = (first, 0);
+    for unit in bounds.windows(2) {
+        let (a, b) = (unit[0], unit[1]);
+        let unit_tokens = tokens::estimate(&text[a..b]);
+        if unit_tokens > max {
+            if group_start < a {
+                out.push((group_start, a));
+            }
+            oversized(a, b, out);
+            (group_start, group_tokens) = (b, 0);
+            continue;
+        }
+        if group_tokens + unit_tokens > max && group_start < a {
+            out.push((group_start, a));
+            (group_start, group_tokens) = (a, 0);
+        }
+        group_tokens += unit_tokens;
+    }
+    if group_start < last {
+        out.push((group_start, last));
+    }
+}
+
+/// Paragraph starts: a non-blank line that follows a blank line opens one.
+fn paragraph_bounds(text: &str, start: usize, end: usize) -> Vec<usize> {
+    let mut bounds = vec![start];
+    let mut previous_blank = false;
+    let mut at = start;
+    while at < end {
+        let line_end = text[at..end].find('\n').map_or(end, |i| at + i + 1);
+        let blank = text[at..line_end].trim().is_empty();
+        if previous_blank && !blank && at > start {
+            bounds.push(at);
+        }
+        previous_blank = blank;
+        at = line_end;
+    }
+    bounds.push(end);
+    bounds
+}
+
+/// Line starts within `[start, end)`, plus `end`.
+fn line_bounds(text: &str, start: usize, end: usize) -> Vec<usize> {
+    let mut bounds = vec![start];
+    bounds.extend(
+        text[start..end]
+            .match_indices('\n')
+            .map(|(i, _)| start + i + 1)
+            .filter(|&b| b < end),
+    );
+    bounds.push(end);
+    bounds
+}
+
+/// Cuts one overlong line into pieces of at most `max` tokens at char boundaries.
+fn cut_line(text: &str, start: usize, end: usize, max: usize, out: &mut Spans) {
+    let mut at = start;
+    while at < end {
+        let rest = &text[at..end];
+        if tokens::estimate(rest) <= max {
+            out.push((at, end));
+            return;
+        }
+        // Longest prefix that fits: grow by doubling, then binary search, so the
+        // cost is proportional to the piece and does not assume bytes per token.
+        let fits = |len: usize| tokens::estimate(&rest[..floor_boundary(rest, len)]) <= max;
+        // `low` always fits and `high` never does (the whole rest does not).
+        let (mut low, mut high) = (0, 64.min(rest.len()));
+        while high < rest.len() && fits(high) {
+            low = high;
+            high = (high * 2).min(rest.len());
+        }
+        if high == rest.len() || fits(high) {
+            high = rest.len();
+        }
+        while low + 1 < high {
+            let mid = low + (high - low) / 2;
+            if fits(mid) { low = mid } else { high = mid }
+        }
+        let mut len = floor_boundary(rest, low);
+        if len == 0 {
+            // One char over budget on its own (max < its estimate): take it anyway
+            // rather than loop forever.
+            len = rest.chars().next().map_or(rest.len(), char::len_utf8);
+        }
+        if let Some(space) = rest[..len].rfind(char::is_whitespace)
+            && space >= len / 2
+        {
+            len = space + rest[space..].chars().next().map_or(1, char::len_utf8);
+        }
+        out.push((at, at + len));
+        at += len;
+    }
+}
+
+fn floor_boundary(text: &str, mut at: usize) -> usize {
+    at = at.min(text.len());
+    while !text.is_char_boundary(at) {
+        at -= 1;
+    }
+    at
+}
+
+/// One direct member of a JSON container.
+struct Member {
+    /// Where the member starts: its key's opening quote, or the item's first byte.
+    start: usize,
+    /// First byte of the member's value.
+    value: usize,
+    /// Object key (decoded) or array index as `[i]`.
+    label: String,
+}
+
+/// Splits `region` (one value at `value_start`, plus the bytes around it that this
+/// piece owns, like a key or a trailing comma) into pieces of at most `max` tokens.
+fn split_json(
+    text: &str,
+    region: (usize, usize),
+    value_start: usize,
+    title: &[String],
+    max: usize,
+    out: &mut Vec<Piece>,
+) {
+    let (start, end) = region;
+    if start == end {
+        return;
+    }
+    if tokens::estimate(&text[start..end]) <= max {
+        out.push(Piece {
+            start,
+            end,
+            title_path: title.to_vec(),
+            part: None,
+        });
+        return;
+    }
+    let opener = text.as_bytes().get(value_start).copied();
+    let members = match opener {
+        Some(b'{' | b'[') => members(text, value_start),
+        _ => Vec::new(),
+    };
+    if members.is_empty() {
+        let mut spans = Vec::new();
+        split_text(text, start, end, max, &mut spans);
+        let n = spans.len();
+        out.extend(spans.into_iter().enumerate().map(|(i, (s, e))| Piece {
+            start: s,
+            end: e,
+            title_path: title.to_vec(),
+            part: (n > 1).then_some([i + 1, n]),
+        }));
+        return;
+    }
+    let is_array = opener == Some(b'[');
+    // Member regions tile the container: the first also owns the opening bracket,
+    // the last the closing one and whatever follows the value in `region`.
+    let bounds: Vec<usize> = std::iter::once(start)
+        .chain(members.iter().skip(1).map(|m| m.start))
+        .chain(std::iter::once(end))
+        .collect();
+    let mut group: Vec<usize> = Vec::new();
+    let mut group_tokens = 0;
+    let flush = |group: &mut Vec<usize>, out: &mut Vec<Piece>| {
+        let (Some(&first), Some(&last)) = (group.first(), group.last()) else {
+            return;
+        };
+        let mut title_path = title.to_vec();
+        title_path.push(if first == last {
+            members[first].label.clone()
+        } else if is_array {
+            format!("[{first}..{}]", last + 1)
+        } else {
+            format!("{} … {}", members[first].label, members[last].label)
+        });
+        out.push(Piece {
+            start: bounds[first],
+            end: bounds[last + 1],
+            title_path,
+            part: None,
+        });
+        group.clear();
+    };
+    for (i, member) in members.iter().enumerate() {
+        let member_tokens = tokens::estimate(&text[bounds[i]..bounds[i + 1]]);
+        if member_tokens > max {
+            flush(&mut group, out);
+            group_tokens = 0;
+            let mut inner = title.to_vec();
+            inner.push(member.label.clone());
+            split_json(
+                text,
+                (bounds[i], bounds[i + 1]),
+                member.value,
+                &inner,
+                max,
+                out,
+            );
+            continue;
+        }
+        if group_tokens + member_tokens > max {
+            flush(&mut group, out);
+            group_tokens = 0;
+        }
+        group.push(i);
+        group_tokens += member_tokens;
+    }
+    flush(&mut group, out);
+}
+
+/// The direct members of the valid JSON container opening at `open`, found with a
+/// byte scan that tracks string, escape and nesting state (no tree is built).
+fn members(text: &str, open: usize) -> Vec<Member> {
+    let bytes = text.as_bytes();
+    let is_object = bytes[open] == b'{';
+    let mut members: Vec<Member> = Vec::new();
+    let (mut depth, mut in_string, mut escaped) = (0usize, false, false);
+    let (mut expect_member, mut expect_value) = (true, false);
+    let mut key_start = None;
+    let mut at = open + 1;
+    while at < bytes.len() {
+        let byte = bytes[at];
+        if in_string {
+            if escaped {
+                escaped = false;
+            } else if byte == b'\\' {
+                escaped = true;
+            } else if byte == b'"' {
+                in_string = false;
+                if let Some(key) = key_start.take()
+                    && let Some(member) = members.last_mut()
+                {
+                    let raw = &text[key..=at];
+                    member.label = serde_json::from_str(raw).unwrap_or_else(|_| raw.to_string());
+                }
+            }
+            at += 1;
+            continue;
+        }
+        if depth == 0 && !byte.is_ascii_whitespace() {
+            match byte {
+                b'}' | b']' => break,
+                b',' => expect_member = true,
+                b':' => expect_value = true,
+                _ if expect_member => {
+                    let index = members.len();
+                    members.push(Member {
+                        start: at,
+                        value: at,
+                        label: format!("[{index}]"),
+                    });
+                    if is_object {
+                        key_start = Some(at);
+                    }
+                    expect_member = false;
+                }
+                _ if expect_value => {
+                    if let Some(member) = members.last_mut() {
+                        member.value = at;
+                    }
+                    expect_value = false;
+                }
+                _ => {}
+            }
+        }
+        match byte {
+            b'"' => in_string = true,
+            b'{' | b'[' => depth += 1,
+            b'}' | b']' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+        at += 1;
+    }
+    members
+}
+
+#[cfg(test)]
+mod tests;

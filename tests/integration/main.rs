@@ -4,6 +4,7 @@ mod util;
 
 mod architecture;
 mod build;
+mod chunk_props;
 mod crash;
 mod errors;
 mod search;

@@ -1,0 +1,252 @@
+use std::fmt::Write as _;
+
+use super::*;
+
+fn opts(max_chunk_tokens: usize) -> ChunkOptions {
+    ChunkOptions { max_chunk_tokens }
+}
+
+fn root() -> Vec<String> {
+    vec!["tool-output".to_string()]
+}
+
+/// The chunk invariants: ranges tile the text, text is the source slice, lines
+/// and token estimates are right, every chunk fits, IDs are assigned.
+fn check(chunked: &Chunked, text: &str, max: usize, kind: ChunkKind) {
+    // Line numbers from a table of line starts, not `line_range`, so checking a
+    // 5 MB value is not quadratic and does not trust the code under test.
+    let starts: Vec<usize> = std::iter::once(0)
+        .chain(text.match_indices('\n').map(|(i, _)| i + 1))
+        .collect();
+    let line_at = |byte: usize| starts.partition_point(|&s| s <= byte);
+    let mut at = 0;
+    for chunk in &chunked.chunks {
+        let [start, end] = chunk.bytes;
+        assert_eq!(start, at, "gap or overlap before {:?}", chunk.title_path);
+        assert!(end > start, "empty chunk");
+        assert_eq!(chunk.text, text[start..end]);
+        assert_eq!(chunk.lines, [line_at(start), line_at(end - 1)]);
+        assert_eq!(chunk.token_est, tokens::estimate(&chunk.text));
+        assert!(
+            chunk.token_est <= max,
+            "{} > {max}: {:?}",
+            chunk.token_est,
+            chunk.title_path
+        );
+        assert_eq!(chunk.kind, kind);
+        assert!(id::parse(&chunk.id).is_some(), "id {}", chunk.id);
+        at = end;
+    }
+    assert_eq!(at, text.len(), "chunks stop short of the end");
+}
+
+#[test]
+fn text_packs_paragraphs_then_lines() {
+    let mut text = String::new();
+    for p in 0..30 {
+        for l in 0..(p % 7 + 1) {
+            let _ = writeln!(text, "paragraph {p} line {l}: some words here");
+        }
+        text.push('\n');
+    }
+    for max in [8, 20, 50, 200, 10_000] {
+        let chunked = chunk_text("out.txt", &text, &root(), &opts(max));
+        check(&chunked, &text, max, ChunkKind::Text);
+        assert!(chunked.notes.is_empty());
+        assert!(chunked.chunks.iter().all(|c| c.title_path == root()));
+    }
+    let chunked = chunk_text("out.txt", &text, &root(), &opts(60));
+    // Paragraph packing: with room to spare a chunk ends at a paragraph end.
+    assert!(
+        chunked.chunks[0].text.ends_with("here\n\n"),
+        "{:?}",
+        chunked.chunks[0].text
+    );
+    let n = chunked.chunks.len();
+    assert_eq!(chunked.chunks[0].part, Some([1, n]));
+    let one = chunk_text("out.txt", "short\n", &root(), &opts(600));
+    assert_eq!((one.chunks.len(), one.chunks[0].part), (1, None));
+}
+
+#[test]
+fn text_cuts_long_lines_at_char_boundaries() {
+    let text = format!(
+        "{}\n{}",
+        "日本語🎉e\u{301} ".repeat(3_000),
+        "x".repeat(10_001)
+    );
+    for max in [1, 3, 10, 97, 600] {
+        let chunked = chunk_text("t.txt", &text, &[], &opts(max));
+        check(&chunked, &text, max.max(1), ChunkKind::Text);
+    }
+    // A cut prefers the last whitespace in the second half of the piece.
+    let chunked = chunk_text("t.txt", &"word ".repeat(1_000), &[], &opts(10));
+    assert!(
+        chunked.chunks[..chunked.chunks.len() - 1]
+            .iter()
+            .all(|c| c.text.ends_with(' '))
+    );
+}
+
+#[test]
+fn text_empty_and_blank() {
+    assert!(
+        chunk_text("e.txt", "", &root(), &opts(10))
+            .chunks
+            .is_empty()
+    );
+    let blank = "\n\n   \n";
+    let chunked = chunk_text("b.txt", blank, &root(), &opts(10));
+    check(&chunked, blank, 10, ChunkKind::Text);
+    assert_eq!(chunked.chunks.len(), 1);
+}
+
+#[test]
+fn json_splits_top_level_keys_and_nested_members() {
+    let mut items = Vec::new();
+    for i in 0..60 {
+        items.push(format!(
+            r#"{{"id": {i}, "name": "item {i}", "note": "quote \" and ] and }} inside"}}"#
+        ));
+    }
+    let text = format!(
+        "{{\n  \"meta\": {{\"count\": 60}},\n  \"data\": {{\n    \"items\": [\n      {}\n    ],\n    \"more\": \"x\"\n  }},\n  \"k\\\"ey\": [1, 2]\n}}\n",
+        items.join(",\n      ")
+    );
+    let chunked = chunk_json("r.json", &text, &root(), &opts(200));
+    check(&chunked, &text, 200, ChunkKind::Json);
+    let titles: Vec<Vec<String>> = chunked
+        .chunks
+        .iter()
+        .map(|c| c.title_path.clone())
+        .collect();
+    assert_eq!(titles[0], ["tool-output", "meta"]);
+    assert_eq!(titles[1][..3], ["tool-output", "data", "items"]);
+    assert!(titles[1][3].starts_with("[0.."), "{titles:?}");
+    assert_eq!(
+        titles.last().expect("chunks"),
+        &["tool-output", "k\"ey"],
+        "{titles:?}"
+    );
+    assert!(
+        titles.contains(&vec!["tool-output".into(), "data".into(), "more".into()]),
+        "{titles:?}"
+    );
+    // Each array group holds whole items: `[i..j]` is exclusive and consecutive.
+    let groups: Vec<&String> = titles
+        .iter()
+        .filter(|t| t.len() == 4)
+        .map(|t| &t[3])
+        .collect();
+    let mut next = 0;
+    for group in &groups {
+        let (from, to) = group
+            .trim_matches(['[', ']'])
+            .split_once("..")
+            .map(|(a, b)| {
+                (
+                    a.parse::<usize>().expect("from"),
+                    b.parse::<usize>().expect("to"),
+                )
+            })
+            .unwrap_or_else(|| {
+                let i: usize = group.trim_matches(['[', ']']).parse().expect("index");
+                (i, i + 1)
+            });
+        assert_eq!(from, next, "{groups:?}");
+        next = to;
+    }
+    assert_eq!(next, 60);
+    let small = chunk_json("s.json", r#"{"a": 1}"#, &root(), &opts(200));
+    assert_eq!(small.chunks.len(), 1);
+    assert_eq!(small.chunks[0].title_path, root());
+}
+
+#[test]
+fn json_huge_scalar_and_deep_nesting_fall_back_to_text_parts() {
+    let text = format!(
+        "{{\"blob\": \"{}\", \"deep\": {}1{}}}",
+        "ab🎉".repeat(2_000),
+        "[".repeat(50),
+        "]".repeat(50)
+    );
+    let chunked = chunk_json("b.json", &text, &[], &opts(100));
+    check(&chunked, &text, 100, ChunkKind::Json);
+    let blob: Vec<&Chunk> = chunked
+        .chunks
+        .iter()
+        .filter(|c| c.title_path == ["blob"])
+        .collect();
+    assert!(blob.len() > 1);
+    assert_eq!(blob[0].part, Some([1, blob.len()]));
+}
+
+#[test]
+fn json_not_json_is_text_with_a_note() {
+    let text = "{\"a\": 1,\n oops}\nmore text\n";
+    let chunked = chunk_json("x.json", text, &root(), &opts(100));
+    check(&chunked, text, 100, ChunkKind::Text);
+    assert_eq!(chunked.notes.len(), 1);
+    assert_eq!(chunked.notes[0].line, Some(2));
+    assert!(
+        chunked.notes[0].message.starts_with("not valid JSON ("),
+        "{:?}",
+        chunked.notes
+    );
+    assert!(
+        chunk_json("e.json", "", &root(), &opts(100))
+            .notes
+            .is_empty()
+    );
+}
+
+#[test]
+fn json_top_level_array_and_scalars() {
+    let text = format!(
+        "  [{}]  \n",
+        (0..500)
+            .map(|i| format!("\"s{i}\""))
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
+    let chunked = chunk_json("a.json", &text, &[], &opts(50));
+    check(&chunked, &text, 50, ChunkKind::Json);
+    assert!(
+        chunked
+            .chunks
+            .iter()
+            .all(|c| c.title_path.len() == 1 && c.title_path[0].starts_with('['))
+    );
+    let scalar = chunk_json("n.json", "42", &[], &opts(50));
+    assert_eq!(scalar.chunks.len(), 1);
+}
+
+#[test]
+fn json_five_megabyte_array_tiles_and_is_deterministic() {
+    let mut text = String::from("[\n");
+    let mut i = 0;
+    while text.len() < 5 * 1024 * 1024 {
+        if i > 0 {
+            text.push_str(",\n");
+        }
+        let _ = write!(
+            text,
+            r#"  {{"id": {i}, "user": {{"name": "ユーザー{i}", "tags": ["a", "b\"c"]}}, "text": "line with \\n escapes and {{braces}} [brackets] {i}"}}"#
+        );
+        i += 1;
+    }
+    text.push_str("\n]\n");
+    let chunked = chunk_json("big.json", &text, &root(), &opts(600));
+    check(&chunked, &text, 600, ChunkKind::Json);
+    assert!(chunked.chunks.len() > 1_000);
+    assert!(
+        chunked
+            .chunks
+            .iter()
+            .all(|c| c.title_path.len() == 2 && c.title_path[1].starts_with('['))
+    );
+    let again = chunk_json("big.json", &text, &root(), &opts(600));
+    assert_eq!(chunked, again);
+    let text_chunks = chunk_text("big.json", &text, &root(), &opts(600));
+    check(&text_chunks, &text, 600, ChunkKind::Text);
+}

@@ -1,0 +1,499 @@
+//! What an agent sees in place of a boxed value: its media type, its size, its
+//! first and last lines and, for JSON, its shape with jq paths that work as-is.
+//!
+//! The preview is the agent's only view of the value before it asks for a part,
+//! so it answers "what is this and how do I get at it" within a fixed budget
+//! (≤ ~600 tokens however large the value is).
+
+use std::fmt::Write as _;
+
+use serde::Serialize;
+use serde_json::Value;
+
+use super::resolve::{self, Length};
+use crate::tokens;
+
+/// Sniffed kind of a value.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum MediaType {
+    /// A JSON object or array.
+    Json,
+    /// An HTML document or tag soup.
+    Html,
+    /// Markdown with ATX headings or code fences.
+    Markdown,
+    /// Anything else.
+    Text,
+}
+
+impl MediaType {
+    /// File extension for the stored value, so `rg`/`jq` on the relay folder work.
+    pub fn extension(self) -> &'static str {
+        match self {
+            MediaType::Json => "json",
+            MediaType::Html => "html",
+            MediaType::Markdown => "md",
+            MediaType::Text => "txt",
+        }
+    }
+
+    /// The MIME type, as used in MCP `resource_link` blocks.
+    pub fn mime(self) -> &'static str {
+        match self {
+            MediaType::Json => "application/json",
+            MediaType::Html => "text/html",
+            MediaType::Markdown => "text/markdown",
+            MediaType::Text => "text/plain",
+        }
+    }
+
+    /// Short lowercase name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            MediaType::Json => "json",
+            MediaType::Html => "html",
+            MediaType::Markdown => "markdown",
+            MediaType::Text => "text",
+        }
+    }
+}
+
+/// How many bytes from the start the HTML and Markdown sniffers look at.
+const SNIFF_BYTES: usize = 64 * 1024;
+
+/// Sniffs the media type: JSON (object or array that parses), HTML, Markdown, text.
+pub fn media_type(value: &str) -> MediaType {
+    let trimmed = value.trim_start_matches(['\u{feff}', ' ', '\t', '\r', '\n']);
+    // Only containers count as JSON: a bare `42` or `"ok"` tool output is text to
+    // a reader. The first-character check keeps the full parse for likely JSON,
+    // and `IgnoredAny` validates without building a tree.
+    if trimmed.starts_with(['{', '['])
+        && serde_json::from_str::<serde::de::IgnoredAny>(value.trim_start_matches('\u{feff}'))
+            .is_ok()
+    {
+        return MediaType::Json;
+    }
+    let head = prefix(trimmed, SNIFF_BYTES);
+    let opening = prefix(head, 64).to_ascii_lowercase();
+    if opening.starts_with("<!doctype html") || opening.starts_with("<html") {
+        return MediaType::Html;
+    }
+    let lines = head.lines().count().max(1);
+    let tags = count_tags(head);
+    // Tag-dense text is HTML; Markdown with a few inline tags or badges is not.
+    if tags >= 10 && tags * 2 >= lines && head.contains("</") {
+        return MediaType::Html;
+    }
+    if looks_like_markdown(head) {
+        return MediaType::Markdown;
+    }
+    MediaType::Text
+}
+
+fn prefix(text: &str, max: usize) -> &str {
+    let mut end = max.min(text.len());
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    &text[..end]
+}
+
+/// Counts `<name` and `</name` openings.
+fn count_tags(text: &str) -> usize {
+    let bytes = text.as_bytes();
+    text.match_indices('<')
+        .filter(|(i, _)| {
+            let next = bytes.get(i + 1).copied().unwrap_or(0);
+            let after = bytes.get(i + 2).copied().unwrap_or(0);
+            next.is_ascii_alphabetic() || (next == b'/' && after.is_ascii_alphabetic())
+        })
+        .count()
+}
+
+/// ATX headings that open a block (first line or after a blank line) or a closed
+/// fence pair. Runs of `# comment` lines in scripts do not open blocks, so they
+/// count once at most.
+fn looks_like_markdown(text: &str) -> bool {
+    let (mut headings, mut fences) = (0, 0);
+    let mut previous_blank = true;
+    for line in text.lines() {
+        let hashes = line.bytes().take_while(|&b| b == b'#').count();
+        if previous_blank && (1..=6).contains(&hashes) && line[hashes..].starts_with(' ') {
+            headings += 1;
+        }
+        if line.starts_with("```") || line.starts_with("~~~") {
+            fences += 1;
+        }
+        previous_blank = line.trim().is_empty();
+    }
+    headings >= 2 || fences >= 2 || (headings == 1 && fences >= 1)
+}
+
+/// Options for [`preview`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PreviewOptions {
+    /// Lines shown from the start.
+    pub head_lines: usize,
+    /// Lines shown from the end.
+    pub tail_lines: usize,
+    /// Each shown line is cut to this many chars.
+    pub max_line_chars: usize,
+    /// JSON keys described (top level first, then one level down).
+    pub max_keys: usize,
+    /// Budget for [`Preview::render`], in estimated tokens.
+    pub max_tokens: usize,
+}
+
+impl Default for PreviewOptions {
+    fn default() -> Self {
+        PreviewOptions {
+            head_lines: 8,
+            tail_lines: 4,
+            max_line_chars: 200,
+            max_keys: 16,
+            max_tokens: 600,
+        }
+    }
+}
+
+/// The shape of a JSON value.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct JsonShape {
+    /// The top-level type, e.g. `object{items,count} (2 keys)` or `array[120] of object{…}`.
+    pub top: String,
+    /// `(jq path, type)` of keys at the top level and one level down.
+    pub fields: Vec<(String, String)>,
+    /// Keys not listed in `fields`.
+    pub more_fields: usize,
+    /// jq queries that run on this value as written.
+    pub examples: Vec<String>,
+}
+
+/// Everything an agent needs to decide what to ask for next.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Preview {
+    /// Sizes of the value.
+    pub length: Length,
+    /// Sniffed media type.
+    pub media: MediaType,
+    /// First lines, each cut to `max_line_chars`.
+    pub head: Vec<String>,
+    /// Last lines (none when `head` already reaches the end).
+    pub tail: Vec<String>,
+    /// JSON shape, for JSON values.
+    pub shape: Option<JsonShape>,
+    /// Render budget in estimated tokens.
+    pub max_tokens: usize,
+}
+
+/// Builds the preview of a value (JSON is parsed once; other media are not).
+pub fn preview(value: &str, media: MediaType, opts: &PreviewOptions) -> Preview {
+    let length = resolve::length(value);
+    let head_count = opts.head_lines.min(length.lines);
+    let tail_count = opts.tail_lines.min(length.lines - head_count);
+    let cut = |line: &str| clip(line.strip_suffix('\r').unwrap_or(line), opts.max_line_chars);
+    let head = value.split('\n').take(head_count).map(cut).collect();
+    let mut tail: Vec<String> = value
+        .strip_suffix('\n')
+        .unwrap_or(value)
+        .rsplit('\n')
+        .take(tail_count)
+        .map(cut)
+        .collect();
+    tail.reverse();
+    let shape = match media {
+        MediaType::Json => serde_json::from_str::<Value>(value.trim_start_matches('\u{feff}'))
+            .ok()
+            .map(|v| shape(&v, opts.max_keys)),
+        _ => None,
+    };
+    Preview {
+        length,
+        media,
+        head,
+        tail,
+        shape,
+        max_tokens: opts.max_tokens,
+    }
+}
+
+impl Preview {
+    /// A compact text block within `max_tokens`: header, shape, jq examples, then
+    /// first and last lines as far as the budget goes (omissions are counted).
+    pub fn render(&self) -> String {
+        let budget = self.max_tokens.max(60);
+        let Length {
+            chars,
+            lines,
+            tokens,
+            ..
+        } = self.length;
+        // The tail is reserved first: the last lines of a tool output (exit status,
+        // totals, the final error) are often what the agent needs.
+        let tail = self.render_lines("last", &self.tail, budget / 4);
+        let limit = budget.saturating_sub(tokens::estimate(&tail));
+        let mut out = format!(
+            "{} value: {chars} chars, {lines} lines, ~{tokens} tokens\n",
+            self.media.as_str()
+        );
+        if let Some(shape) = &self.shape {
+            let _ = writeln!(out, "shape: {}", clip(&shape.top, 160));
+            // The shape may use about half the budget; lines get the rest.
+            let shape_budget = budget / 2;
+            let mut listed = 0;
+            for (path, kind) in &shape.fields {
+                let line = format!("  {}: {}\n", clip(path, 60), clip(kind, 100));
+                if tokens::estimate(&out) + tokens::estimate(&line) > shape_budget {
+                    break;
+                }
+                out.push_str(&line);
+                listed += 1;
+            }
+            let unlisted = shape.fields.len() - listed + shape.more_fields;
+            if unlisted > 0 {
+                let _ = writeln!(out, "  … {unlisted} more keys (jq `keys`)");
+            }
+            if !shape.examples.is_empty() {
+                out.push_str("try jq:\n");
+                for example in &shape.examples {
+                    let line = format!("  {}\n", clip(example, 120));
+                    if tokens::estimate(&out) + tokens::estimate(&line) > limit {
+                        break;
+                    }
+                    out.push_str(&line);
+                }
+            }
+        }
+        let room = limit.saturating_sub(tokens::estimate(&out));
+        out.push_str(&self.render_lines("first", &self.head, room));
+        out.push_str(&tail);
+        out
+    }
+
+    fn render_lines(&self, which: &str, lines: &[String], budget: usize) -> String {
+        if lines.is_empty() {
+            return String::new();
+        }
+        let mut block = String::new();
+        let mut shown = 0;
+        for line in lines {
+            let entry = format!("  {line}\n");
+            if tokens::estimate(&block) + tokens::estimate(&entry) + 8 > budget {
+                break;
+            }
+            block.push_str(&entry);
+            shown += 1;
+        }
+        if shown == 0 {
+            return String::new();
+        }
+        let header = if shown < lines.len() {
+            format!("{which} {shown} lines (of {} shown here):\n", lines.len())
+        } else {
+            format!("{which} {shown} lines:\n")
+        };
+        header + &block
+    }
+}
+
+/// Cuts to `max` chars with a `…` and the number of chars left out.
+fn clip(line: &str, max: usize) -> String {
+    if line.len() <= max {
+        return line.to_string();
+    }
+    match line.char_indices().nth(max) {
+        Some((end, _)) => {
+            let rest = line[end..].chars().count();
+            format!("{}… (+{rest} chars)", &line[..end])
+        }
+        None => line.to_string(),
+    }
+}
+
+fn shape(value: &Value, max_keys: usize) -> JsonShape {
+    let mut fields = Vec::new();
+    let mut more_fields = 0;
+    if let Value::Object(map) = value {
+        for (key, child) in map {
+            if fields.len() >= max_keys {
+                more_fields += 1;
+                continue;
+            }
+            let path = child_path(".", key);
+            fields.push((path.clone(), type_of(child)));
+            if let Value::Object(inner) = child {
+                for (inner_key, grandchild) in inner.iter().take(4) {
+                    if fields.len() < max_keys {
+                        fields.push((child_path(&path, inner_key), type_of(grandchild)));
+                    }
+                }
+            }
+        }
+    }
+    JsonShape {
+        top: type_of(value),
+        fields,
+        more_fields,
+        examples: examples(value),
+    }
+}
+
+/// `object{a,b,…} (n keys)`, `array[n] of <item type>`, `string (n chars)`, …
+fn type_of(value: &Value) -> String {
+    match value {
+        Value::Null => "null".into(),
+        Value::Bool(_) => "boolean".into(),
+        Value::Number(_) => "number".into(),
+        Value::String(s) => match s.chars().count() {
+            n if n > 80 => format!("string ({n} chars)"),
+            _ => "string".into(),
+        },
+        Value::Array(items) => {
+            let Some(first) = items.first() else {
+                return "array[0]".into();
+            };
+            let kind = kind_name(first);
+            let same = items.iter().take(100).all(|v| kind_name(v) == kind);
+            let item = match (same, first) {
+                (true, Value::Object(_)) => object_keys(first),
+                (true, _) => kind.into(),
+                (false, _) => "mixed types".into(),
+            };
+            format!("array[{}] of {item}", items.len())
+        }
+        Value::Object(map) => format!("{} ({} keys)", object_keys(value), map.len()),
+    }
+}
+
+fn kind_name(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "boolean",
+        Value::Number(_) => "number",
+        Value::String(_) => "string",
+        Value::Array(_) => "array",
+        Value::Object(_) => "object",
+    }
+}
+
+fn object_keys(value: &Value) -> String {
+    let Value::Object(map) = value else {
+        return kind_name(value).into();
+    };
+    let mut keys: Vec<&str> = map.keys().take(6).map(String::as_str).collect();
+    if map.len() > 6 {
+        keys.push("…");
+    }
+    format!("object{{{}}}", keys.join(","))
+}
+
+fn is_identifier(key: &str) -> bool {
+    let mut chars = key.chars();
+    chars
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
+}
+
+/// The jq path of `key` under `parent` (`.` is the root): `.a.b` or `.a["b c"]`.
+fn child_path(parent: &str, key: &str) -> String {
+    let parent = if parent == "." { "" } else { parent };
+    if is_identifier(key) {
+        format!("{parent}.{key}")
+    } else {
+        let quoted = Value::String(key.to_string()).to_string();
+        if parent.is_empty() {
+            format!(".[{quoted}]")
+        } else {
+            format!("{parent}[{quoted}]")
+        }
+    }
+}
+
+/// A few jq queries built from the value itself, aimed at its main array of
+/// objects, so the first query an agent writes has the right path and key names.
+fn examples(value: &Value) -> Vec<String> {
+    let mut out = Vec::new();
+    if let Value::Object(_) = value {
+        out.push("keys".to_string());
+    }
+    let Some((path, items)) = find_array(value, ".", 0) else {
+        if let Value::Object(map) = value
+            && let Some((key, Value::Object(_))) = map.iter().next()
+        {
+            out.push(format!("{} | keys", child_path(".", key)));
+        }
+        return out;
+    };
+    let root = path == ".";
+    out.push(if root {
+        "length".to_string()
+    } else {
+        format!("{path} | length")
+    });
+    let each = if root {
+        ".[]".to_string()
+    } else {
+        format!("{path}[]")
+    };
+    out.push(format!("{}[0]", if root { "." } else { &path }));
+    let Some(Value::Object(first)) = items.first() else {
+        return out;
+    };
+    let scalar_keys: Vec<&String> = first
+        .iter()
+        .filter(|(_, v)| !matches!(v, Value::Array(_) | Value::Object(_)))
+        .map(|(k, _)| k)
+        .collect();
+    if let Some(key) = scalar_keys.first() {
+        out.push(format!("{each} | {}", child_path(".", key)));
+    }
+    let picked: Vec<&&String> = scalar_keys
+        .iter()
+        .filter(|k| is_identifier(k))
+        .take(3)
+        .collect();
+    if picked.len() >= 2 {
+        let keys: Vec<&str> = picked.iter().map(|k| k.as_str()).collect();
+        out.push(format!("{each} | {{{}}}", keys.join(", ")));
+    }
+    if let Some((key, Value::String(sample))) = first
+        .iter()
+        .find(|(_, v)| matches!(v, Value::String(s) if s.chars().count() <= 40))
+    {
+        let literal = Value::String(sample.clone()).to_string();
+        out.push(format!(
+            "{each} | select({} == {literal})",
+            child_path(".", key)
+        ));
+    }
+    out
+}
+
+/// The first array of objects reachable through object keys (breadth first, ≤ 3
+/// levels), else the top-level array; with its jq path.
+fn find_array<'a>(value: &'a Value, path: &str, depth: usize) -> Option<(String, &'a Vec<Value>)> {
+    match value {
+        Value::Array(items) if depth == 0 || items.first().is_some_and(Value::is_object) => {
+            Some((path.to_string(), items))
+        }
+        Value::Object(map) if depth < 3 => {
+            let direct = map.iter().find_map(|(k, v)| match v {
+                Value::Array(items) if items.first().is_some_and(Value::is_object) => {
+                    Some((child_path(path, k), items))
+                }
+                _ => None,
+            });
+            direct.or_else(|| {
+                map.iter()
+                    .filter(|(_, v)| v.is_object())
+                    .find_map(|(k, v)| find_array(v, &child_path(path, k), depth + 1))
+            })
+        }
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,79 @@
+//! Property tests over generated Markdown: exact tiling, balanced fences,
+//! determinism, and valid IDs.
+
+use ctx::chunk::{ChunkOptions, markdown::chunk_markdown};
+use proptest::prelude::*;
+
+fn block() -> impl Strategy<Value = String> {
+    prop_oneof![
+        (1usize..7, "[A-Za-z ]{1,20}").prop_map(|(l, t)| format!("{} {t}\n", "#".repeat(l))),
+        "[A-Za-z0-9 ,.]{0,200}".prop_map(|t| format!("{t}\n")),
+        (
+            "[a-z]{0,6}",
+            prop::collection::vec("[#A-Za-z0-9 =;]{0,60}", 0..40)
+        )
+            .prop_map(|(lang, lines)| format!("```{lang}\n{}\n```\n", lines.join("\n"))),
+        prop::collection::vec("[A-Za-z ]{1,30}", 1..20)
+            .prop_map(|items| items.iter().map(|i| format!("- {i}\n")).collect::<String>()),
+        prop::collection::vec("[a-z ]{1,10}", 1..30).prop_map(|rows| format!(
+            "| a | b |\n|---|---|\n{}",
+            rows.iter()
+                .map(|r| format!("| {r} | x |\n"))
+                .collect::<String>()
+        )),
+        Just("\n".to_string()),
+        Just("---\n".to_string()),
+        Just("<!--\n# not a heading\n-->\n".to_string()),
+        "[A-Za-z ]{1,20}".prop_map(|t| format!("> {t}\n> # quoted\n")),
+        "[A-Za-z]{1,12}".prop_map(|t| format!("{t}\n===\n")),
+        Just("```\nunclosed\n# inside\n".to_string()),
+    ]
+}
+
+fn document() -> impl Strategy<Value = String> {
+    (
+        prop::bool::ANY,
+        prop::bool::ANY,
+        prop::collection::vec(block(), 0..40),
+    )
+        .prop_map(|(crlf, fm, blocks)| {
+            let mut s = String::new();
+            if fm {
+                s.push_str("---\ntitle: Generated\n---\n");
+            }
+            s.push_str(&blocks.concat());
+            if crlf { s.replace('\n', "\r\n") } else { s }
+        })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 300, .. ProptestConfig::default() })]
+
+    #[test]
+    fn chunks_tile_exactly_and_fences_balance(doc in document(), max in 40usize..400) {
+        let opts = ChunkOptions { max_chunk_tokens: max };
+        let out = chunk_markdown("gen/doc.md", &doc, &opts);
+        if doc.trim().is_empty() || out.chunks.is_empty() {
+            prop_assert!(doc.trim().is_empty() || doc.trim_start().starts_with("---") , "no chunks for non-empty doc");
+            return Ok(());
+        }
+        prop_assert_eq!(out.chunks[0].bytes[0], 0);
+        for w in out.chunks.windows(2) {
+            prop_assert_eq!(w[0].bytes[1], w[1].bytes[0]);
+        }
+        prop_assert_eq!(out.chunks.last().unwrap().bytes[1], doc.len());
+        let body_start = ctx::chunk::markdown::front_matter(&doc).body_start;
+        for c in &out.chunks {
+            prop_assert!(!c.text.trim().is_empty(), "empty chunk");
+            let src = &doc[c.bytes[0].max(body_start)..c.bytes[1]];
+            prop_assert!(c.text.contains(src), "text does not contain its source range");
+            prop_assert!(ctx::chunk::id::parse(&c.id).is_some());
+            if c.part.is_some() && c.lang.is_some() {
+                let fences = c.text.lines().filter(|l| l.trim_start().starts_with("```")).count();
+                prop_assert_eq!(fences % 2, 0, "unbalanced fence in a split code block");
+            }
+        }
+        let again = chunk_markdown("gen/doc.md", &doc, &opts);
+        prop_assert_eq!(out, again);
+    }
+}
