@@ -207,7 +207,7 @@ pub fn build(seg: &Segment, settings: &Settings, opts: &BuildOptions<'_>) -> Res
         })?;
         let mut writer = index.writer()?;
         if full {
-            writer.delete_all()?;
+            writer.delete_scope("docs");
         }
         for doc in fresh.iter().map(|f| &f.entry.rel).chain(removed.iter()) {
             writer.delete_doc(doc);

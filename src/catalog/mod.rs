@@ -1,7 +1,11 @@
 //! The SQLite catalog (`_ctx/context.db`, WAL): files, chunks, metadata.
 //!
+//! Relay boxes live in the same database (see [`boxes`]).
+//!
 //! WAL mode lets readers proceed while a build writes: a reader sees the last
 //! committed transaction, never a partial one, and never waits for the writer.
+
+pub mod boxes;
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -272,7 +276,7 @@ pub struct Tx<'a> {
 }
 
 impl Tx<'_> {
-    fn err(&self, e: rusqlite::Error) -> Error {
+    pub(crate) fn err(&self, e: rusqlite::Error) -> Error {
         err(self.path, e)
     }
 

@@ -35,3 +35,18 @@ CREATE TABLE IF NOT EXISTS retired (
     title_norm TEXT NOT NULL,
     gen        INTEGER NOT NULL
 );
+-- Boxed relay values (the value itself is a file under _ctx/relay/<session>/).
+CREATE TABLE IF NOT EXISTS boxes (
+    id         TEXT PRIMARY KEY,
+    session    TEXT NOT NULL,
+    tool       TEXT NOT NULL,
+    created_ns INTEGER NOT NULL,
+    bytes      INTEGER NOT NULL,
+    chars      INTEGER NOT NULL,
+    tokens     INTEGER NOT NULL,
+    lines      INTEGER NOT NULL,
+    sha256     TEXT NOT NULL,
+    media      TEXT NOT NULL,
+    file       TEXT NOT NULL    -- path relative to _ctx/relay/
+);
+CREATE INDEX IF NOT EXISTS boxes_by_created ON boxes (created_ns);

@@ -41,12 +41,11 @@ impl IndexWriter {
             .delete_term(Term::from_field_text(self.fields.doc, doc));
     }
 
-    /// Removes everything.
-    pub fn delete_all(&mut self) -> Result<()> {
+    /// Removes every chunk of `scope` (`docs` on a full rebuild; relay values
+    /// survive rebuilds of the project's docs).
+    pub fn delete_scope(&mut self, scope: &str) {
         self.writer
-            .delete_all_documents()
-            .map(|_| ())
-            .map_err(|e| index_err(&self.dir, e))
+            .delete_term(Term::from_field_text(self.fields.scope, scope));
     }
 
     /// Adds one chunk.

@@ -12,6 +12,7 @@
 pub mod preview;
 pub mod reference;
 pub mod resolve;
+pub mod store;
 
 pub use preview::{MediaType, Preview, PreviewOptions, media_type, preview};
 pub use reference::{RefError, RefId, new_id, parse_json_form, parse_reference};

@@ -154,7 +154,7 @@ impl Retriever {
             .into_iter()
             .map(|(c, score)| Hit {
                 preview: preview(&c.text, &terms, 160),
-                source_path: self.seg.root.join(&c.doc).display().to_string(),
+                source_path: self.source_path(&c.doc),
                 id: c.id,
                 doc: c.doc,
                 title_path: c.title_path,
@@ -170,6 +170,17 @@ impl Retriever {
             coverage,
             suggestions: Vec::new(),
         })
+    }
+
+    /// The file a hit came from: the project file, or a relay value's file.
+    fn source_path(&self, doc: &str) -> String {
+        if let Some(id) = doc.strip_prefix("relay/")
+            && let Ok(Some(row)) = self.catalog.box_row(id)
+            && !row.file.contains("..")
+        {
+            return self.seg.relay_dir().join(&row.file).display().to_string();
+        }
+        self.seg.root.join(doc).display().to_string()
     }
 
     fn filter(&self, opts: &SearchOptions) -> Result<Filter> {

@@ -7,4 +7,5 @@ mod build;
 mod chunk_props;
 mod crash;
 mod errors;
+mod relay;
 mod search;

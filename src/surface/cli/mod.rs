@@ -5,6 +5,7 @@
 
 mod build;
 mod eval;
+mod relay;
 mod search;
 
 use std::ffi::OsString;
@@ -60,6 +61,19 @@ pub enum Command {
     Stats,
     /// Retrieval quality on a labelled JSON-lines query set.
     Eval(eval::EvalArgs),
+    /// Store a large value from stdin out of band; print a reference (or the value, when small).
+    #[command(name = "box")]
+    Box(relay::BoxArgs),
+    /// Inspect a boxed value: length, slice, lines, grep, query (jq), read.
+    Resolve(relay::ResolveArgs),
+    /// Replace references in a JSON document on stdin with their values.
+    Unbox(relay::UnboxArgs),
+    /// Relay maintenance.
+    Relay {
+        /// What to do.
+        #[command(subcommand)]
+        cmd: relay::RelayCmd,
+    },
 }
 
 /// Runs the CLI with `args` (including the program name).
@@ -75,11 +89,22 @@ pub fn run(args: impl IntoIterator<Item = OsString>) -> ExitCode {
     let printer = Printer::new(cli.json, cli.color, cli.quiet, cli.verbose);
     match dispatch(&cli, &printer) {
         Ok(code) => code,
+        // A closed pipe (`ctx … | head`) is the reader's choice, not a failure.
+        Err(e) if is_broken_pipe(&e) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("error: {}", super::output::sanitize(&format!("{e:#}")));
             ExitCode::from(2)
         }
     }
+}
+
+fn is_broken_pipe(e: &anyhow::Error) -> bool {
+    e.chain().any(|c| {
+        c.downcast_ref::<std::io::Error>()
+            .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
+            || c.downcast_ref::<serde_json::Error>()
+                .is_some_and(|j| j.io_error_kind() == Some(std::io::ErrorKind::BrokenPipe))
+    })
 }
 
 /// The segment named by `-s`, `$CTX_ROOT` or the working directory.
@@ -105,5 +130,9 @@ fn dispatch(cli: &Cli, p: &Printer) -> anyhow::Result<ExitCode> {
         Command::Evidence(args) => search::evidence(cli, p, args),
         Command::Stats => build::stats(cli, p),
         Command::Eval(args) => eval::eval(cli, p, args),
+        Command::Box(args) => relay::box_cmd(cli, p, args),
+        Command::Resolve(args) => relay::resolve_cmd(cli, p, args),
+        Command::Unbox(args) => relay::unbox_cmd(cli, p, args),
+        Command::Relay { cmd } => relay::relay_cmd(cli, p, cmd),
     }
 }

@@ -1,0 +1,366 @@
+//! Storing boxed values: the file under `_ctx/relay/<session>/`, its catalog row,
+//! and its chunks in the index (scope `relay`, document `relay/<id>`).
+//!
+//! Boxing takes the build lock while it indexes: tantivy allows one writer, and
+//! the lock also serializes concurrent `ctx box` calls, so they never clash.
+
+use std::path::PathBuf;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use serde::Serialize;
+
+use super::preview::{self, MediaType, PreviewOptions};
+use super::reference::{self, RefId};
+use crate::catalog::Catalog;
+use crate::catalog::boxes::BoxRow;
+use crate::chunk::{ChunkOptions, markdown, text};
+use crate::error::{Error, Result};
+use crate::hash::sha256_hex;
+use crate::index::SearchIndex;
+use crate::pack::lock::{FileLock, LockKind};
+use crate::pack::store;
+use crate::segment::{Segment, sanitize_name};
+use crate::tokens;
+
+/// Only this much of a value is chunked and indexed; the rest stays resolvable.
+pub const MAX_INDEXED_BYTES: usize = 32 * 1024 * 1024;
+
+/// The session used when none is given.
+pub const DEFAULT_SESSION: &str = "default";
+
+/// When a value is boxed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Threshold {
+    /// Above this many estimated tokens.
+    Tokens(usize),
+    /// Above this many characters.
+    Chars(usize),
+}
+
+impl Threshold {
+    /// Whether `value` is over the threshold.
+    pub fn exceeded_by(self, value: &str) -> bool {
+        match self {
+            Threshold::Tokens(n) => tokens::estimate(value) > n,
+            // Bytes bound chars from above: only count when it can matter.
+            Threshold::Chars(n) => value.len() > n && value.chars().count() > n,
+        }
+    }
+}
+
+/// How to box.
+#[derive(Debug, Clone)]
+pub struct BoxOptions {
+    /// Tool that produced the value.
+    pub tool: String,
+    /// Session the reference belongs to.
+    pub session: String,
+    /// When to box.
+    pub threshold: Threshold,
+    /// Lock wait for indexing.
+    pub lock_timeout: Duration,
+}
+
+/// The result of boxing.
+#[derive(Debug, Clone)]
+pub enum Boxed {
+    /// Below the threshold: the value as given.
+    PassThrough,
+    /// Stored; refer to it by `row.id`.
+    Stored(BoxRow),
+}
+
+/// Checks a session name (it becomes a directory name).
+pub fn check_session(session: &str) -> Result<String> {
+    if session.is_empty() || session.len() > 64 || sanitize_name(session) != session {
+        return Err(Error::Invalid(format!(
+            "invalid session `{}`: use 1–64 characters from A–Z a–z 0–9 _ . -",
+            session.escape_debug()
+        )));
+    }
+    Ok(session.to_string())
+}
+
+fn now_ns() -> i64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_nanos() as i64)
+        .unwrap_or(0)
+}
+
+/// Boxes `value` when it is over the threshold.
+pub fn box_value(seg: &Segment, value: &str, opts: &BoxOptions) -> Result<Boxed> {
+    if !opts.threshold.exceeded_by(value) {
+        return Ok(Boxed::PassThrough);
+    }
+    store_value(seg, value, opts).map(Boxed::Stored)
+}
+
+/// Stores `value` unconditionally and returns its row.
+pub fn store_value(seg: &Segment, value: &str, opts: &BoxOptions) -> Result<BoxRow> {
+    let session = check_session(&opts.session)?;
+    let tool = sanitize_name(if opts.tool.is_empty() {
+        "value"
+    } else {
+        &opts.tool
+    });
+    let id = reference::new_id().map_err(|e| Error::Invalid(e.to_string()))?;
+    let media = preview::media_type(value);
+    let dir = seg.relay_dir().join(&session);
+    store::ensure_dir(&dir)?;
+    let file = format!("{session}/{}_{tool}.{}", id.as_str(), media.extension());
+    let path = seg.relay_dir().join(&file);
+    store::write_atomic(&path, |w| w.write_all(value.as_bytes()))?;
+    let length = super::resolve::length(value);
+    let row = BoxRow {
+        id: id.as_str().to_string(),
+        session,
+        tool: tool.clone(),
+        created_ns: now_ns(),
+        bytes: value.len() as u64,
+        chars: length.chars as u64,
+        tokens: length.tokens as u64,
+        lines: length.lines as u64,
+        sha256: sha256_hex(value.as_bytes()),
+        media: media.as_str().to_string(),
+        file,
+    };
+    index_value(seg, &row, value, media, opts.lock_timeout)?;
+    Ok(row)
+}
+
+/// Chunks the value and records row, chunks and index entries together.
+fn index_value(
+    seg: &Segment,
+    row: &BoxRow,
+    value: &str,
+    media: MediaType,
+    lock_timeout: Duration,
+) -> Result<()> {
+    let doc = format!("relay/{}", row.id);
+    let mut cut = value.len().min(MAX_INDEXED_BYTES);
+    while !value.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    let indexed = &value[..cut];
+    let root = vec![row.tool.clone()];
+    let opts = ChunkOptions::default();
+    let chunks = match media {
+        MediaType::Json => text::chunk_json(&doc, indexed, &root, &opts).chunks,
+        MediaType::Markdown => {
+            let mut c = markdown::chunk_markdown(&doc, indexed, &opts).chunks;
+            for chunk in &mut c {
+                chunk.title_path.insert(0, row.tool.clone());
+            }
+            crate::chunk::id::assign(&mut c);
+            c
+        }
+        MediaType::Html | MediaType::Text => text::chunk_text(&doc, indexed, &root, &opts).chunks,
+    };
+    let _lock = FileLock::acquire(&seg.build_lock(), LockKind::Build, lock_timeout)?;
+    let mut catalog = Catalog::open(&seg.db_path())?;
+    let index = SearchIndex::open_or_create(&seg.index_dir())?;
+    let generation = catalog.generation()?;
+    catalog.transaction(|tx| {
+        tx.put_box(row)?;
+        tx.put_chunks(&chunks, generation, "relay")
+    })?;
+    let mut writer = index.writer()?;
+    for c in &chunks {
+        writer.add(c, "relay")?;
+    }
+    writer.commit(generation)
+}
+
+/// A stored value read back, after the session check.
+pub struct Opened {
+    /// Its catalog row.
+    pub row: BoxRow,
+    /// The value.
+    pub value: String,
+}
+
+/// Where to look for references.
+#[derive(Debug, Clone)]
+pub struct Access {
+    /// The caller's session.
+    pub session: String,
+    /// Allow references of other sessions.
+    pub any_session: bool,
+}
+
+/// Reads the value behind `reference` (`internal://<id>`).
+pub fn open(seg: &Segment, reference: &str, access: &Access) -> Result<Opened> {
+    let id = reference::parse_reference(reference).map_err(|e| Error::Invalid(e.to_string()))?;
+    open_id(seg, &id, access)
+}
+
+/// Reads the value behind a parsed reference.
+pub fn open_id(seg: &Segment, id: &RefId, access: &Access) -> Result<Opened> {
+    let unknown = || {
+        Error::Invalid(format!(
+            "unknown reference `{id}`: no boxed value with that ID in this segment (it may have been removed by `ctx relay gc`)"
+        ))
+    };
+    let catalog = match Catalog::open_read(&seg.db_path()) {
+        Ok(c) => c,
+        Err(Error::NoPack { .. }) => return Err(unknown()),
+        Err(e) => return Err(e),
+    };
+    let row = catalog.box_row(id.as_str())?.ok_or_else(unknown)?;
+    if row.session != access.session && !access.any_session {
+        return Err(Error::Invalid(format!(
+            "reference `{id}` belongs to another session (`{}`), not `{}`; pass --any-session to read it",
+            row.session, access.session
+        )));
+    }
+    let path = file_path(seg, &row)?;
+    let value = std::fs::read_to_string(&path).map_err(|e| Error::io("cannot read", &path, e))?;
+    Ok(Opened { row, value })
+}
+
+/// The stored file of a row, refusing anything that would leave `_ctx/relay/`.
+pub fn file_path(seg: &Segment, row: &BoxRow) -> Result<PathBuf> {
+    let ok = !row.file.contains("..")
+        && !row.file.starts_with('/')
+        && !row.file.contains('\0')
+        && row.file.split('/').count() == 2;
+    if !ok {
+        return Err(Error::Invalid(format!(
+            "catalog row for `{}` names a file outside _ctx/relay/; refusing",
+            row.id
+        )));
+    }
+    Ok(seg.relay_dir().join(&row.file))
+}
+
+/// Replaces every string that is exactly a reference (or a JSON-form object) of
+/// an accessible box with the stored value, anywhere in `value`. Unknown or
+/// inaccessible references are an error naming them; nothing is passed on
+/// half-resolved.
+pub fn unbox(seg: &Segment, value: &mut serde_json::Value, access: &Access) -> Result<usize> {
+    let mut refs = Vec::new();
+    collect(value, &mut refs);
+    if refs.is_empty() {
+        return Ok(0);
+    }
+    let mut resolved = std::collections::HashMap::new();
+    let mut errors = Vec::new();
+    for id in &refs {
+        if resolved.contains_key(id.as_str()) {
+            continue;
+        }
+        match open_id(seg, id, access) {
+            Ok(o) => {
+                resolved.insert(id.as_str().to_string(), o.value);
+            }
+            Err(e) => errors.push(e.to_string()),
+        }
+    }
+    if !errors.is_empty() {
+        errors.dedup();
+        return Err(Error::Invalid(errors.join("\n")));
+    }
+    let mut n = 0;
+    replace(value, &resolved, &mut n);
+    Ok(n)
+}
+
+fn as_ref(v: &serde_json::Value) -> Option<RefId> {
+    match v {
+        serde_json::Value::String(s) if s.starts_with(reference::SCHEME) => {
+            reference::parse_reference(s).ok()
+        }
+        serde_json::Value::Object(_) => reference::parse_json_form(v),
+        _ => None,
+    }
+}
+
+fn collect(v: &serde_json::Value, out: &mut Vec<RefId>) {
+    if let Some(id) = as_ref(v) {
+        out.push(id);
+        return;
+    }
+    match v {
+        serde_json::Value::Array(a) => a.iter().for_each(|x| collect(x, out)),
+        serde_json::Value::Object(o) => o.values().for_each(|x| collect(x, out)),
+        _ => {}
+    }
+}
+
+fn replace(
+    v: &mut serde_json::Value,
+    resolved: &std::collections::HashMap<String, String>,
+    n: &mut usize,
+) {
+    if let Some(id) = as_ref(v) {
+        if let Some(value) = resolved.get(id.as_str()) {
+            *v = serde_json::Value::String(value.clone());
+            *n += 1;
+        }
+        return;
+    }
+    match v {
+        serde_json::Value::Array(a) => a.iter_mut().for_each(|x| replace(x, resolved, n)),
+        serde_json::Value::Object(o) => o.values_mut().for_each(|x| replace(x, resolved, n)),
+        _ => {}
+    }
+}
+
+/// What `gc` removed.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct GcReport {
+    /// Boxes removed.
+    pub removed: usize,
+    /// Bytes freed.
+    pub bytes: u64,
+}
+
+/// Removes boxes older than `older_than`: file, catalog rows and index entries
+/// together, under the build lock.
+pub fn gc(seg: &Segment, older_than: Duration, lock_timeout: Duration) -> Result<GcReport> {
+    if !seg.db_path().exists() {
+        return Ok(GcReport::default());
+    }
+    let _lock = FileLock::acquire(&seg.build_lock(), LockKind::Build, lock_timeout)?;
+    let mut catalog = Catalog::open(&seg.db_path())?;
+    let cutoff = now_ns() - older_than.as_nanos().min(i64::MAX as u128) as i64;
+    let old = catalog.boxes_before(cutoff)?;
+    if old.is_empty() {
+        return Ok(GcReport::default());
+    }
+    let index = SearchIndex::open_or_create(&seg.index_dir())?;
+    let generation = catalog.generation()?;
+    let mut writer = index.writer()?;
+    for b in &old {
+        writer.delete_doc(&format!("relay/{}", b.id));
+    }
+    writer.commit(generation)?;
+    catalog.transaction(|tx| old.iter().try_for_each(|b| tx.drop_box(&b.id)))?;
+    let mut report = GcReport::default();
+    for b in &old {
+        if let Ok(path) = file_path(seg, b) {
+            let _ = std::fs::remove_file(path);
+        }
+        report.removed += 1;
+        report.bytes += b.bytes;
+    }
+    Ok(report)
+}
+
+/// The short text an agent gets instead of the value.
+pub fn describe(row: &BoxRow, value: &str) -> String {
+    let media = preview::media_type(value);
+    let p = preview::preview(value, media, &PreviewOptions::default());
+    format!(
+        "internal://{} — {} output of `{}`: {} chars, {} lines, ~{} tokens. Inspect with `ctx resolve slice|lines|grep|query|length internal://{}`; pass the reference to a tool to hand it the full value.\n{}",
+        row.id,
+        row.media,
+        row.tool,
+        row.chars,
+        row.lines,
+        row.tokens,
+        row.id,
+        p.render()
+    )
+}

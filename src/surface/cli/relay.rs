@@ -1,0 +1,414 @@
+//! `ctx box`, `ctx resolve`, `ctx unbox`, `ctx relay gc`.
+
+use std::io::{Read, Write};
+use std::process::ExitCode;
+use std::time::Duration;
+
+use clap::{Args, Subcommand};
+
+use super::{Cli, open};
+use crate::error::Error;
+use crate::relay::resolve::{self, GrepOptions, QueryOptions};
+use crate::relay::store::{self, Access, BoxOptions, Boxed, DEFAULT_SESSION, Threshold};
+use crate::surface::output::{Printer, sanitize};
+
+/// Session options shared by the relay commands.
+#[derive(Debug, Args, Clone)]
+pub struct SessionArgs {
+    /// Session of the references (default: $CTX_SESSION, else `default`).
+    #[arg(long, env = "CTX_SESSION", default_value = DEFAULT_SESSION)]
+    pub session: String,
+    /// Also resolve references of other sessions.
+    #[arg(long)]
+    pub any_session: bool,
+}
+
+impl SessionArgs {
+    fn access(&self) -> anyhow::Result<Access> {
+        Ok(Access {
+            session: store::check_session(&self.session)?,
+            any_session: self.any_session,
+        })
+    }
+}
+
+/// Reference forms printed by `ctx box`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Boxing {
+    /// `internal://<id>`.
+    Opaque,
+    /// `{"type":"resource_link","uri":"internal://<id>"}`.
+    Json,
+}
+
+/// Arguments of `ctx box`.
+#[derive(Debug, Args)]
+pub struct BoxArgs {
+    /// Name of the tool that produced the value.
+    #[arg(long, default_value = "value")]
+    pub tool: String,
+    /// Form of the printed reference.
+    #[arg(long, value_enum, default_value_t = Boxing::Opaque)]
+    pub boxing: Boxing,
+    /// Also print size, media type, first/last lines and JSON shape.
+    #[arg(long)]
+    pub preview: bool,
+    /// Box values above this many estimated tokens (default: ctx.toml, else 10000).
+    #[arg(long, conflicts_with = "threshold_chars")]
+    pub threshold_tokens: Option<usize>,
+    /// Box values above this many characters instead.
+    #[arg(long)]
+    pub threshold_chars: Option<usize>,
+    #[command(flatten)]
+    pub session: SessionArgs,
+}
+
+/// `ctx resolve` operations.
+#[derive(Debug, Subcommand)]
+pub enum ResolveCmd {
+    /// Size in chars, bytes, lines and tokens.
+    Length {
+        /// `internal://<id>`.
+        reference: String,
+    },
+    /// Characters `[start, start+length)`; a negative start counts from the end.
+    Slice {
+        /// `internal://<id>`.
+        reference: String,
+        /// First character (negative: from the end).
+        #[arg(allow_negative_numbers = true)]
+        start: i64,
+        /// Number of characters.
+        length: usize,
+    },
+    /// Lines `[start, start+count)`, zero-based; a negative start counts from the end.
+    Lines {
+        /// `internal://<id>`.
+        reference: String,
+        /// First line (negative: from the end).
+        #[arg(allow_negative_numbers = true)]
+        start: i64,
+        /// Number of lines.
+        count: usize,
+    },
+    /// Lines matching a regular expression, with context.
+    Grep {
+        /// `internal://<id>`.
+        reference: String,
+        /// Regex (Rust `regex` syntax).
+        pattern: String,
+        /// Context lines before and after each match.
+        #[arg(long, default_value_t = 2)]
+        window: usize,
+        /// Case-insensitive.
+        #[arg(short = 'i', long)]
+        ignore_case: bool,
+        /// At most this many matches.
+        #[arg(long, default_value_t = 50)]
+        max_results: usize,
+    },
+    /// A jq program over a JSON value.
+    Query {
+        /// `internal://<id>`.
+        reference: String,
+        /// The jq filter.
+        jq: String,
+        /// One line per output (no pretty printing).
+        #[arg(long)]
+        compact: bool,
+        /// Strings without quotes.
+        #[arg(short, long)]
+        raw: bool,
+        /// Stop after this many characters of output.
+        #[arg(long, default_value_t = 20_000)]
+        max_output_chars: usize,
+        /// Give up after this many seconds.
+        #[arg(long, default_value_t = 10)]
+        timeout: u64,
+    },
+    /// The whole value (last resort: prefer slice, lines, grep or query).
+    Read {
+        /// `internal://<id>`.
+        reference: String,
+    },
+}
+
+/// Arguments of `ctx resolve`.
+#[derive(Debug, Args)]
+pub struct ResolveArgs {
+    #[command(subcommand)]
+    pub op: ResolveCmd,
+    #[command(flatten)]
+    pub session: SessionArgs,
+}
+
+/// Arguments of `ctx unbox`.
+#[derive(Debug, Args)]
+pub struct UnboxArgs {
+    #[command(flatten)]
+    pub session: SessionArgs,
+}
+
+/// `ctx relay` subcommands.
+#[derive(Debug, Subcommand)]
+pub enum RelayCmd {
+    /// Remove boxed values older than a duration (files, rows, index entries).
+    Gc {
+        /// Age, e.g. `7d`, `12h`, `30m`, `45s`.
+        #[arg(long, value_parser = parse_duration)]
+        older_than: Duration,
+    },
+}
+
+/// Parses `7d`, `12h`, `30m`, `45s` (or a plain number of seconds).
+pub fn parse_duration(s: &str) -> Result<Duration, String> {
+    let s = s.trim();
+    let (num, unit) = s.split_at(s.find(|c: char| !c.is_ascii_digit()).unwrap_or(s.len()));
+    let n: u64 = num
+        .parse()
+        .map_err(|_| format!("`{s}` is not a duration; use e.g. 7d, 12h, 30m or 45s"))?;
+    let secs = match unit {
+        "" | "s" => n,
+        "m" => n * 60,
+        "h" => n * 3600,
+        "d" => n * 86_400,
+        "w" => n * 604_800,
+        _ => {
+            return Err(format!(
+                "unknown unit `{unit}` in `{s}`; use s, m, h, d or w"
+            ));
+        }
+    };
+    Ok(Duration::from_secs(secs))
+}
+
+fn read_stdin() -> anyhow::Result<String> {
+    let mut buf = Vec::new();
+    std::io::stdin()
+        .lock()
+        .read_to_end(&mut buf)
+        .map_err(|e| Error::io("cannot read", "<stdin>", e))?;
+    String::from_utf8(buf).map_err(|e| {
+        Error::Invalid(format!(
+            "stdin is not UTF-8 (invalid byte at offset {}); ctx boxes text values only",
+            e.utf8_error().valid_up_to()
+        ))
+        .into()
+    })
+}
+
+pub(super) fn box_cmd(cli: &Cli, p: &Printer, args: &BoxArgs) -> anyhow::Result<ExitCode> {
+    let (seg, settings) = open(cli)?;
+    let value = read_stdin()?;
+    let threshold = match (
+        args.threshold_chars,
+        args.threshold_tokens,
+        settings.relay.threshold_chars,
+    ) {
+        (Some(c), _, _) => Threshold::Chars(c),
+        (None, Some(t), _) => Threshold::Tokens(t),
+        (None, None, Some(c)) => Threshold::Chars(c),
+        (None, None, None) => Threshold::Tokens(settings.relay.threshold_tokens),
+    };
+    let opts = BoxOptions {
+        tool: args.tool.clone(),
+        session: store::check_session(&args.session.session)?,
+        threshold,
+        lock_timeout: Duration::from_secs(60),
+    };
+    match store::box_value(&seg, &value, &opts)? {
+        Boxed::PassThrough => {
+            if p.json {
+                p.json(&serde_json::json!({"boxed": false, "value": value}));
+            } else {
+                // Byte-identical: no newline added.
+                let mut out = std::io::stdout().lock();
+                out.write_all(value.as_bytes())?;
+            }
+        }
+        Boxed::Stored(row) => {
+            let uri = format!("internal://{}", row.id);
+            if p.json {
+                p.json(&serde_json::json!({
+                    "boxed": true,
+                    "reference": uri,
+                    "resource_link": {"type": "resource_link", "uri": uri},
+                    "box": row,
+                    "preview": args.preview.then(|| store::describe(&row, &value)),
+                }));
+            } else {
+                match args.boxing {
+                    Boxing::Opaque => p.text(&format!("{uri}\n")),
+                    Boxing::Json => p.text(&format!(
+                        "{}\n",
+                        serde_json::json!({"type": "resource_link", "uri": uri})
+                    )),
+                }
+                if args.preview {
+                    p.text(&sanitize(&store::describe(&row, &value)));
+                    p.text("\n");
+                }
+            }
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+pub(super) fn resolve_cmd(cli: &Cli, p: &Printer, args: &ResolveArgs) -> anyhow::Result<ExitCode> {
+    let (seg, _) = open(cli)?;
+    let access = args.session.access()?;
+    let reference = match &args.op {
+        ResolveCmd::Length { reference }
+        | ResolveCmd::Slice { reference, .. }
+        | ResolveCmd::Lines { reference, .. }
+        | ResolveCmd::Grep { reference, .. }
+        | ResolveCmd::Query { reference, .. }
+        | ResolveCmd::Read { reference } => reference,
+    };
+    let opened = store::open(&seg, reference, &access)?;
+    let v = opened.value.as_str();
+    match &args.op {
+        ResolveCmd::Length { .. } => {
+            let l = resolve::length(v);
+            if p.json {
+                p.json(&l);
+            } else {
+                p.text(&format!(
+                    "{} chars, {} bytes, {} lines, ~{} tokens ({})\n",
+                    l.chars, l.bytes, l.lines, l.tokens, opened.row.media
+                ));
+            }
+        }
+        ResolveCmd::Slice { start, length, .. } => {
+            print_part(p, resolve::slice(v, *start, *length))
+        }
+        ResolveCmd::Lines { start, count, .. } => print_part(p, resolve::lines(v, *start, *count)),
+        ResolveCmd::Read { .. } => print_part(p, resolve::read(v)),
+        ResolveCmd::Grep {
+            pattern,
+            window,
+            ignore_case,
+            max_results,
+            ..
+        } => {
+            let r = resolve::grep(
+                v,
+                pattern,
+                &GrepOptions {
+                    window: *window,
+                    ignore_case: *ignore_case,
+                    max_results: *max_results,
+                    ..GrepOptions::default()
+                },
+            )?;
+            if p.json {
+                p.json(&r);
+            } else {
+                p.text(&format!(
+                    "{} matching line(s){}\n",
+                    r.total_matches,
+                    if r.truncated {
+                        format!(", first {} shown", r.matches.len())
+                    } else {
+                        String::new()
+                    }
+                ));
+                for m in &r.matches {
+                    for (i, l) in m.before.iter().enumerate() {
+                        let n = m.line_no + i - m.before.len();
+                        p.text(&format!("{n}- {}\n", sanitize(l.trim_end())));
+                    }
+                    p.text(&format!("{}: {}\n", m.line_no, sanitize(m.line.trim_end())));
+                    for (i, l) in m.after.iter().enumerate() {
+                        p.text(&format!(
+                            "{}- {}\n",
+                            m.line_no + 1 + i,
+                            sanitize(l.trim_end())
+                        ));
+                    }
+                    p.text("--\n");
+                }
+            }
+        }
+        ResolveCmd::Query {
+            jq,
+            compact,
+            raw,
+            max_output_chars,
+            timeout,
+            ..
+        } => {
+            let r = resolve::query(
+                v,
+                jq,
+                &QueryOptions {
+                    compact: *compact,
+                    raw: *raw,
+                    max_output_chars: *max_output_chars,
+                    timeout: Duration::from_secs(*timeout),
+                },
+            )?;
+            if p.json {
+                p.json(&r);
+            } else {
+                for o in &r.outputs {
+                    p.text(&format!("{}\n", sanitize(o)));
+                }
+                if r.truncated {
+                    p.note(&format!(
+                        "output cut at {max_output_chars} characters; narrow the query"
+                    ));
+                }
+            }
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn print_part(p: &Printer, part: resolve::Part<'_>) {
+    if p.json {
+        p.json(&serde_json::json!({
+            "text": part.text, "range": part.range, "total": part.total,
+            "unit": part.unit.as_str(), "describe": part.describe(),
+        }));
+    } else {
+        p.note(&format!("[{}]", part.describe()));
+        p.text(&sanitize(part.text));
+        if !part.text.ends_with('\n') {
+            p.text("\n");
+        }
+    }
+}
+
+pub(super) fn unbox_cmd(cli: &Cli, _p: &Printer, args: &UnboxArgs) -> anyhow::Result<ExitCode> {
+    let (seg, _) = open(cli)?;
+    let input = read_stdin()?;
+    let mut value: serde_json::Value = serde_json::from_str(&input).map_err(|e| {
+        Error::Invalid(format!(
+            "stdin is not JSON ({e}); `ctx unbox` takes a JSON document"
+        ))
+    })?;
+    store::unbox(&seg, &mut value, &args.session.access()?)?;
+    let mut out = std::io::stdout().lock();
+    serde_json::to_writer(&mut out, &value)?;
+    writeln!(out)?;
+    Ok(ExitCode::SUCCESS)
+}
+
+pub(super) fn relay_cmd(cli: &Cli, p: &Printer, cmd: &RelayCmd) -> anyhow::Result<ExitCode> {
+    let (seg, _) = open(cli)?;
+    match cmd {
+        RelayCmd::Gc { older_than } => {
+            let r = store::gc(&seg, *older_than, Duration::from_secs(60))?;
+            if p.json {
+                p.json(&r);
+            } else {
+                p.text(&format!(
+                    "removed {} boxed value(s), {} bytes\n",
+                    r.removed, r.bytes
+                ));
+            }
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,363 @@
+//! The relay: box, resolve, unbox, search and gc through the real binary.
+
+use std::io::Write;
+use std::process::{Command, Stdio};
+
+use predicates::prelude::*;
+
+use super::util::{Env, ctx};
+
+fn boxed(env: &Env, value: &str, args: &[&str]) -> String {
+    let mut child = Command::new(assert_cmd::cargo::cargo_bin("ctx"))
+        .arg("-s")
+        .arg(env.path())
+        .arg("box")
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn");
+    child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(value.as_bytes())
+        .expect("write");
+    let out = child.wait_with_output().expect("wait");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).expect("utf8")
+}
+
+fn resolve(env: &Env, args: &[&str]) -> String {
+    let out = env.ctx(&["resolve"]).args(args).output().expect("run");
+    assert!(
+        out.status.success(),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).expect("utf8")
+}
+
+fn transcript() -> String {
+    let mut t = String::new();
+    for i in 0..4000 {
+        t.push_str(&format!(
+            "[{i:05}] speaker {}: and then we talked about item {i}\n",
+            i % 3
+        ));
+    }
+    t.push_str("The final number is 982451653.\n");
+    t
+}
+
+/// Short output passes through byte-identical; long output becomes a reference.
+#[test]
+fn short_passes_long_boxes() {
+    let env = Env::empty();
+    assert_eq!(
+        boxed(&env, "tiny output\n", &["--tool", "t"]),
+        "tiny output\n"
+    );
+    assert_eq!(boxed(&env, "no newline", &[]), "no newline");
+    let r = boxed(&env, &transcript(), &["--tool", "yt_transcribe"]);
+    let r = r.trim();
+    assert!(
+        r.starts_with("internal://") && r.len() == "internal://".len() + 16,
+        "{r}"
+    );
+    let files: Vec<_> = std::fs::read_dir(env.path().join("_ctx/relay/default"))
+        .unwrap()
+        .flatten()
+        .collect();
+    assert_eq!(files.len(), 1);
+    let name = files[0].file_name().to_string_lossy().into_owned();
+    assert!(name.ends_with("_yt_transcribe.txt"), "{name}");
+    let j = boxed(&env, &transcript(), &["--boxing", "json"]);
+    let v: serde_json::Value = serde_json::from_str(j.trim()).unwrap();
+    assert_eq!(v["type"], "resource_link");
+    assert!(v["uri"].as_str().unwrap().starts_with("internal://"));
+    let c = boxed(&env, "abcdefghij", &["--threshold-chars", "5"]);
+    assert!(c.starts_with("internal://"), "{c}");
+}
+
+/// The seed flow: the end of a long transcript answers "what number appears at
+/// the end" without a full read; negative starts count from the end.
+#[test]
+fn slice_and_lines_from_the_end() {
+    let env = Env::empty();
+    let t = transcript();
+    let r = boxed(&env, &t, &[]).trim().to_string();
+    let end = resolve(&env, &["slice", &r, "-30", "30"]);
+    assert!(end.contains("982451653"), "{end}");
+    let last = resolve(&env, &["lines", &r, "-1", "1"]);
+    assert_eq!(last, "The final number is 982451653.\n");
+    let first = resolve(&env, &["lines", &r, "0", "2"]);
+    assert!(first.starts_with("[00000]"));
+    let len: serde_json::Value = env.json(&["resolve", "length", &r]);
+    assert_eq!(len["chars"].as_u64().unwrap() as usize, t.chars().count());
+    assert_eq!(len["lines"], 4001);
+    let part = env.json(&["resolve", "slice", &r, "-30", "30"]);
+    assert_eq!(
+        part["describe"],
+        format!("chars {}–{} of {}", t.len() - 30, t.len(), t.len())
+    );
+}
+
+/// Slices count characters and never split UTF-8.
+#[test]
+fn multibyte_slices() {
+    let env = Env::empty();
+    let v = "é😀中".repeat(20_000);
+    let r = boxed(&env, &v, &[]).trim().to_string();
+    let s = env.json(&["resolve", "slice", &r, "1", "2"]);
+    assert_eq!(s["text"], "😀中");
+    let s = env.json(&["resolve", "slice", &r, "-1", "5"]);
+    assert_eq!(s["text"], "中");
+}
+
+/// grep finds `<img` elements in a large HTML page without a full read.
+#[test]
+fn grep_html() {
+    let env = Env::empty();
+    let mut html = String::from("<!doctype html>\n<html><body>\n");
+    for i in 0..5000 {
+        html.push_str(&format!("<p>paragraph {i} with some words</p>\n"));
+        if i % 1000 == 7 {
+            html.push_str(&format!("<img src=\"/pics/{i}.png\" alt=\"figure {i}\">\n"));
+        }
+    }
+    html.push_str("</body></html>\n");
+    let r = boxed(&env, &html, &["--tool", "get_page"])
+        .trim()
+        .to_string();
+    assert!(
+        std::fs::read_dir(env.path().join("_ctx/relay/default"))
+            .unwrap()
+            .flatten()
+            .any(|f| f.file_name().to_string_lossy().ends_with(".html"))
+    );
+    let g = env.json(&["resolve", "grep", &r, "<img\\s+src", "--window", "1"]);
+    assert_eq!(g["total_matches"], 5);
+    assert!(
+        g["matches"][0]["line"]
+            .as_str()
+            .unwrap()
+            .contains("/pics/7.png")
+    );
+    assert_eq!(g["matches"][0]["before"].as_array().unwrap().len(), 1);
+    let g = env.json(&["resolve", "grep", &r, "IMG SRC", "-i", "--max-results", "2"]);
+    assert_eq!(g["matches"].as_array().unwrap().len(), 2);
+    assert_eq!(g["truncated"], true);
+}
+
+/// jq over JSON values; clear errors for bad jq, non-JSON and bad regex.
+#[test]
+fn query_and_errors() {
+    let env = Env::empty();
+    let items: Vec<_> = (0..3000)
+        .map(|i| serde_json::json!({"name": format!("n{i}"), "size": i}))
+        .collect();
+    let v = serde_json::json!({"items": items}).to_string();
+    let r = boxed(&env, &v, &["--tool", "api"]).trim().to_string();
+    let out = resolve(
+        &env,
+        &[
+            "query",
+            &r,
+            ".items[] | select(.size > 2997) | .name",
+            "--raw",
+        ],
+    );
+    assert_eq!(out, "n2998\nn2999\n");
+    env.ctx(&["resolve", "query", &r, ".items[] | select("])
+        .assert()
+        .code(2)
+        .stderr(
+            predicate::str::contains("error:").and(predicate::str::contains(".items[] | select(")),
+        );
+    let t = boxed(&env, &transcript(), &[]).trim().to_string();
+    env.ctx(&["resolve", "query", &t, "."])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("not JSON"));
+    env.ctx(&["resolve", "grep", &t, "("])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("error:").and(predicate::str::contains("(")));
+}
+
+/// Forged and foreign references are refused with clear messages.
+#[test]
+fn forged_and_foreign_references() {
+    let env = Env::empty();
+    let r = boxed(&env, &transcript(), &[]).trim().to_string();
+    for bad in [
+        "internal://../x",
+        "internal:///etc/passwd",
+        "file:///etc/passwd",
+        &format!("internal://{}", "a".repeat(200)),
+    ] {
+        env.ctx(&["resolve", "read", bad]).assert().code(2).stderr(
+            predicate::str::contains("error:").and(predicate::str::contains("internal://")),
+        );
+    }
+    env.ctx(&["resolve", "read", "internal://aaaaaaaaaaaaaaaa"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "error: unknown reference `internal://aaaaaaaaaaaaaaaa`",
+        ));
+    env.ctx(&["resolve", "--session", "other", "length", &r])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "belongs to another session (`default`), not `other`; pass --any-session to read it",
+        ));
+    env.ctx(&[
+        "resolve",
+        "--session",
+        "other",
+        "--any-session",
+        "length",
+        &r,
+    ])
+    .assert()
+    .success();
+    ctx()
+        .arg("-s")
+        .arg(env.path())
+        .args(["resolve", "length", &r])
+        .env("CTX_SESSION", "x y")
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("invalid session `x y`"));
+}
+
+/// A reference passed to another command is unboxed byte-identically.
+#[test]
+fn unbox_into_arguments() {
+    let env = Env::empty();
+    let t = transcript();
+    let r = boxed(&env, &t, &[]).trim().to_string();
+    let input = serde_json::json!({"file_content": r, "name": "t.txt", "nested": [{"type": "resource_link", "uri": r}]});
+    let out = env
+        .ctx(&["unbox"])
+        .write_stdin(input.to_string())
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["file_content"].as_str().unwrap(), t);
+    assert_eq!(v["nested"][0].as_str().unwrap(), t);
+    assert_eq!(v["name"], "t.txt");
+    env.ctx(&["unbox"])
+        .write_stdin(r#"{"a":"internal://zzzzzzzzzzzzzzzz"}"#)
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "unknown reference `internal://zzzzzzzzzzzzzzzz`",
+        ));
+}
+
+/// Boxed values are searchable with --scope relay, and gc removes them everywhere.
+#[test]
+fn searchable_and_gc() {
+    let env = Env::fixture("demo");
+    env.ctx(&["build"]).assert().success();
+    let r = boxed(&env, &transcript(), &["--tool", "yt_transcribe"])
+        .trim()
+        .to_string();
+    let id = r.trim_start_matches("internal://");
+    let hits = env.json(&["search", "final number", "--scope", "relay"]);
+    let first = &hits["hits"][0];
+    assert_eq!(first["doc"], format!("relay/{id}"));
+    assert_eq!(first["title_path"][0], "yt_transcribe");
+    assert!(
+        first["source_path"]
+            .as_str()
+            .unwrap()
+            .contains("_ctx/relay/default/")
+    );
+    let docs = env.json(&["search", "final number", "--scope", "docs"]);
+    assert!(
+        docs["hits"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|h| !h["doc"].as_str().unwrap().starts_with("relay/"))
+    );
+    env.ctx(&["build", "--full"]).assert().success();
+    assert_eq!(
+        env.json(&["search", "final number", "--scope", "relay"])["hits"][0]["doc"],
+        format!("relay/{id}")
+    );
+    let g = env.json(&["relay", "gc", "--older-than", "0s"]);
+    assert_eq!(g["removed"], 1);
+    assert_eq!(
+        env.json(&["search", "final number", "--scope", "relay"])["no_evidence"],
+        true
+    );
+    env.ctx(&["resolve", "length", &r]).assert().code(2);
+    assert_eq!(
+        std::fs::read_dir(env.path().join("_ctx/relay/default"))
+            .unwrap()
+            .count(),
+        0
+    );
+    env.ctx(&["relay", "gc", "--older-than", "7x"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("unknown unit `x` in `7x`"));
+}
+
+/// 50 concurrent boxers never clash: every reference resolves to its own value.
+#[test]
+fn concurrent_boxers() {
+    let env = Env::empty();
+    let path = env.path().to_path_buf();
+    let handles: Vec<_> = (0..50)
+        .map(|i| {
+            let path = path.clone();
+            std::thread::spawn(move || {
+                let value = format!("value {i}\n").repeat(6000);
+                let mut child = Command::new(assert_cmd::cargo::cargo_bin("ctx"))
+                    .arg("-s")
+                    .arg(&path)
+                    .args(["box", "--tool", &format!("t{i}")])
+                    .stdin(Stdio::piped())
+                    .stdout(Stdio::piped())
+                    .stderr(Stdio::piped())
+                    .spawn()
+                    .expect("spawn");
+                child
+                    .stdin
+                    .take()
+                    .unwrap()
+                    .write_all(value.as_bytes())
+                    .unwrap();
+                let out = child.wait_with_output().unwrap();
+                assert!(
+                    out.status.success(),
+                    "{}",
+                    String::from_utf8_lossy(&out.stderr)
+                );
+                (
+                    String::from_utf8(out.stdout).unwrap().trim().to_string(),
+                    value,
+                )
+            })
+        })
+        .collect();
+    let results: Vec<_> = handles.into_iter().map(|h| h.join().unwrap()).collect();
+    let refs: std::collections::HashSet<_> = results.iter().map(|(r, _)| r.clone()).collect();
+    assert_eq!(refs.len(), 50);
+    for (r, value) in results.iter().step_by(7) {
+        let out = env.ctx(&["resolve", "read", r]).output().unwrap();
+        assert_eq!(String::from_utf8(out.stdout).unwrap(), *value);
+    }
+}
