@@ -1,0 +1,140 @@
+#!/usr/bin/env python3
+"""Whole-process benchmarks of ctx over ../shared/corpora (the `ctx bench` harness).
+
+Usage: scripts/bench.py [--bin target/release/ctx] [--only build,search,relay,eval]
+
+Copies each corpus to a temp dir (the corpora are read-only), then measures:
+cold build (wall, MB/s, peak RSS, pack and index+catalog size), no-op rebuild,
+rebuild after one file changes, search wall time including process start versus
+`rg -i -c` over the same files, relay box/resolve latency for 1 MB and 100 MB
+values, and the eval metrics of fixtures/eval. Prints medians of repeated runs.
+"""
+import argparse, json, os, random, resource, shutil, statistics, subprocess, sys, tempfile, time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+CORPORA = os.path.join(ROOT, "..", "shared", "corpora")
+
+
+def run(cmd, **kw):
+    t = time.perf_counter()
+    p = subprocess.run(cmd, capture_output=True, **kw)
+    return time.perf_counter() - t, p
+
+
+def peak_rss_kb(cmd):
+    """Runs cmd in a child and returns (seconds, peak RSS of that child in KB)."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    t, p = run(cmd)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    if p.returncode != 0:
+        sys.exit(f"failed: {' '.join(cmd)}\n{p.stderr.decode()}")
+    return t, max(after, before), p
+
+
+def median_ms(cmd, n=15, **kw):
+    times = []
+    for _ in range(n):
+        t, p = run(cmd, **kw)
+        times.append(t * 1000)
+    return statistics.median(times)
+
+
+def copy_corpus(name):
+    dst = tempfile.mkdtemp(prefix=f"ctx-bench-{name}-")
+    shutil.copytree(os.path.join(CORPORA, name), dst, dirs_exist_ok=True, symlinks=True)
+    for d, _, files in os.walk(dst):
+        os.chmod(d, 0o755)
+        for f in files:
+            p = os.path.join(d, f)
+            if not os.path.islink(p):
+                os.chmod(p, 0o644)
+    return dst
+
+
+def corpus_bytes(d):
+    total = 0
+    for base, dirs, files in os.walk(d):
+        dirs[:] = [x for x in dirs if x != "_ctx"]
+        total += sum(os.path.getsize(os.path.join(base, f)) for f in files if f.endswith(".md") and not os.path.islink(os.path.join(base, f)))
+    return total
+
+
+def bench_build(ctx, name):
+    seg = copy_corpus(name)
+    size = corpus_bytes(seg)
+    secs, rss, _ = peak_rss_kb([ctx, "-s", seg, "build", "-q"])
+    stats = json.loads(run([ctx, "-s", seg, "stats", "--json"])[1].stdout)
+    noop = median_ms([ctx, "-s", seg, "build", "-q"], n=10)
+    files = sorted(os.path.join(b, f) for b, _, fs in os.walk(seg) for f in fs if f.endswith(".md") and "_ctx" not in b)
+    one = []
+    for i in range(5):
+        path = random.Random(i).choice(files)
+        with open(path, "a") as fh:
+            fh.write(f"\n\nappended paragraph {i} for the rebuild benchmark\n")
+        t, p = run([ctx, "-s", seg, "build", "-q"])
+        one.append(t * 1000)
+    print(f"## build {name}: {size/1e6:.1f} MB in {len(files)} files")
+    print(f"cold build {secs:.2f} s ({size/1e6/secs:.1f} MB/s), peak RSS {rss/1024:.0f} MB")
+    print(f"chunks {stats['chunks']}, pack {stats['pack_bytes']/1e6:.1f} MB, catalog {stats['catalog_bytes']/1e6:.1f} MB, index {stats['index_bytes']/1e6:.1f} MB, (index+catalog)/corpus {(stats['catalog_bytes']+stats['index_bytes'])/size:.2f}x")
+    print(f"no-op rebuild median {noop:.1f} ms; rebuild after one file changed median {statistics.median(one):.1f} ms")
+    return seg
+
+
+def bench_search(ctx, seg, queries):
+    files = [os.path.join(b, f) for b, _, fs in os.walk(seg) for f in fs if f.endswith(".md") and "_ctx" not in b]
+    ctx_ms = statistics.median(median_ms([ctx, "-s", seg, "search", "--no-build", q], n=7) for q in queries)
+    rg = shutil.which("rg")
+    line = f"search wall time incl. process start, median over {len(queries)} queries: ctx {ctx_ms:.1f} ms"
+    if rg:
+        rg_ms = statistics.median(median_ms([rg, "-i", "-c", q.split()[0], seg, "--glob", "*.md"], n=7) for q in queries)
+        line += f"; rg -i -c {rg_ms:.1f} ms (ctx/rg {ctx_ms/rg_ms:.2f}x)"
+    else:
+        line += "; rg not installed (apt-get install ripgrep) so no comparison"
+    print(line)
+
+
+def bench_relay(ctx):
+    seg = tempfile.mkdtemp(prefix="ctx-bench-relay-")
+    for mb in (1, 100):
+        line = "".join(f"[{i:07d}] log line with some payload text and a number {i * 7919 % 100003}\n" for i in range(1000))
+        value = (line * (mb * 1_000_000 // len(line) + 1))[: mb * 1_000_000]
+        t, p = run([ctx, "-s", seg, "box", "--tool", f"log{mb}mb"], input=value.encode())
+        ref = p.stdout.decode().strip()
+        assert ref.startswith("internal://"), p.stderr.decode()
+        sl = median_ms([ctx, "-s", seg, "resolve", "slice", ref, "-200", "200"], n=5)
+        gr = median_ms([ctx, "-s", seg, "resolve", "grep", ref, "number 4242\\b", "--max-results", "5"], n=5)
+        ln = median_ms([ctx, "-s", seg, "resolve", "length", ref], n=5)
+        print(f"relay {mb} MB: box {t*1000:.0f} ms (store + chunk + index), resolve slice {sl:.0f} ms, grep {gr:.0f} ms, length {ln:.0f} ms")
+
+
+def bench_eval(ctx, seg, queries_file):
+    p = subprocess.run([ctx, "-s", seg, "eval", "--no-build", "--json", queries_file], capture_output=True)
+    m = json.loads(p.stdout)
+    print(f"eval {os.path.basename(queries_file)}: hit@5 {m['hit_at_5']:.3f}, recall@5 {m['recall_at_5']:.3f}, MRR@10 {m['mrr_at_10']:.3f}, "
+          f"abstained unanswerable {m['abstained_on_unanswerable']:.3f}, answerable {m['abstained_on_answerable']:.3f}, "
+          f"median latency {m['median_latency_ms']:.2f} ms, median tokens-to-evidence {m['median_tokens_to_evidence']:.0f}")
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--bin", default=os.path.join(ROOT, "target", "release", "ctx"))
+    ap.add_argument("--only", default="build,search,relay,eval")
+    a = ap.parse_args()
+    if not os.path.exists(a.bin):
+        sys.exit(f"{a.bin} missing: run `cargo build --release` first")
+    only = set(a.only.split(","))
+    segs = {}
+    if "build" in only or "search" in only or "eval" in only:
+        for name in ("rust-book", "k8s-enhancements"):
+            segs[name] = bench_build(a.bin, name)
+    if "search" in only:
+        bench_search(a.bin, segs["k8s-enhancements"], ["pod topology spread", "graceful node shutdown", "kubelet credential provider", "sidecar containers restart policy", "dynamic resource allocation"])
+    if "eval" in only:
+        bench_eval(a.bin, segs["rust-book"], os.path.join(ROOT, "fixtures/eval/rust-book.jsonl"))
+        bench_eval(a.bin, segs["k8s-enhancements"], os.path.join(ROOT, "fixtures/eval/k8s.jsonl"))
+    if "relay" in only:
+        bench_relay(a.bin)
+
+
+if __name__ == "__main__":
+    main()
