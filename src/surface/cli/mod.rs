@@ -5,6 +5,7 @@
 
 mod build;
 mod eval;
+mod history;
 mod relay;
 mod search;
 
@@ -68,6 +69,12 @@ pub enum Command {
     Resolve(relay::ResolveArgs),
     /// Replace references in a JSON document on stdin with their values.
     Unbox(relay::UnboxArgs),
+    /// Tool-history compaction for agent transcripts.
+    History {
+        /// What to do.
+        #[command(subcommand)]
+        cmd: history::HistoryCmd,
+    },
     /// Relay maintenance.
     Relay {
         /// What to do.
@@ -134,5 +141,6 @@ fn dispatch(cli: &Cli, p: &Printer) -> anyhow::Result<ExitCode> {
         Command::Resolve(args) => relay::resolve_cmd(cli, p, args),
         Command::Unbox(args) => relay::unbox_cmd(cli, p, args),
         Command::Relay { cmd } => relay::relay_cmd(cli, p, cmd),
+        Command::History { cmd } => history::history_cmd(cli, p, cmd),
     }
 }
