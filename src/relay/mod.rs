@@ -9,6 +9,7 @@
 //! the file system or the catalog; storing values and looking up IDs live with the
 //! callers, which pass in what they read.
 
+pub mod check;
 pub mod history;
 pub mod preview;
 pub mod reference;

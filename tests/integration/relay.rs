@@ -361,3 +361,74 @@ fn concurrent_boxers() {
         assert_eq!(String::from_utf8(out.stdout).unwrap(), *value);
     }
 }
+
+/// The six relay prompt cases pass on their passing transcripts and fail, with
+/// reasons, on their failing ones.
+#[test]
+fn prompt_cases() {
+    let dir = super::util::repo().join("fixtures/relay-cases");
+    let glob = format!("{}/*.md", dir.display());
+    let out = ctx()
+        .args([
+            "relay",
+            "check",
+            "--glob",
+            &glob,
+            "--suffix",
+            ".pass.jsonl",
+            "--json",
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v.as_array().unwrap().len(), 6);
+    let out = ctx()
+        .args([
+            "relay",
+            "check",
+            "--glob",
+            &glob,
+            "--suffix",
+            ".fail.jsonl",
+            "--json",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(v.as_array().unwrap().iter().all(|c| c["passed"] == false));
+    let case = dir.join("slice_not_full_read.md");
+    let bad = dir.join("slice_not_full_read.fail.jsonl");
+    ctx()
+        .args(["relay", "check"])
+        .arg(&case)
+        .arg("--transcript")
+        .arg(&bad)
+        .assert()
+        .code(1)
+        .stdout(predicate::str::contains(
+            "failed never call `internal_resource_read` — called 1 time(s)",
+        ));
+    let env = Env::empty();
+    env.write(
+        "case.md",
+        "---\ntool_calls:\n  - tool_nam: x\n---\nprompt\n",
+    );
+    env.write("t.jsonl", "");
+    ctx()
+        .args(["relay", "check"])
+        .arg(env.path().join("case.md"))
+        .arg("--transcript")
+        .arg(env.path().join("t.jsonl"))
+        .assert()
+        .code(2)
+        .stderr(
+            predicate::str::contains("case.md: front matter:")
+                .and(predicate::str::contains("tool_nam")),
+        );
+}
