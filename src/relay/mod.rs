@@ -15,6 +15,7 @@ pub mod preview;
 pub mod reference;
 pub mod resolve;
 pub mod store;
+pub mod toolcall;
 
 pub use preview::{MediaType, Preview, PreviewOptions, media_type, preview};
 pub use reference::{RefError, RefId, new_id, parse_json_form, parse_reference};
