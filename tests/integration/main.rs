@@ -8,5 +8,6 @@ mod chunk_props;
 mod crash;
 mod errors;
 mod history;
+mod ids;
 mod relay;
 mod search;

@@ -1,0 +1,66 @@
+//! Stable IDs: golden values for a fixture, and no collisions on a corpus where
+//! hundreds of documents share one heading skeleton.
+
+use std::collections::HashMap;
+
+use ctx::chunk::{ChunkOptions, markdown::chunk_markdown};
+
+use super::util::{corpus, repo};
+
+fn md_files(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
+    for e in std::fs::read_dir(dir).expect("read_dir").flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            md_files(&p, out);
+        } else if p.extension().is_some_and(|x| x == "md") && !p.is_symlink() {
+            out.push(p);
+        }
+    }
+}
+
+/// The IDs of the Markdown edge-case fixtures are the same on every machine.
+#[test]
+fn golden_ids() {
+    let dir = repo().join("fixtures/markdown");
+    let mut files = Vec::new();
+    md_files(&dir, &mut files);
+    files.sort();
+    let mut got = String::new();
+    for f in files {
+        let doc = f.strip_prefix(&dir).unwrap().to_string_lossy().replace('\\', "/");
+        let text = std::fs::read_to_string(&f).unwrap();
+        for c in chunk_markdown(&doc, &text, &ChunkOptions::default()).chunks {
+            got.push_str(&format!("{} {}\n", c.id, c.title_path.join(" > ")));
+        }
+    }
+    if std::env::var_os("CTX_BLESS").is_some() {
+        std::fs::write(dir.join("golden_ids.txt"), &got).unwrap();
+        return;
+    }
+    let golden = std::fs::read_to_string(dir.join("golden_ids.txt")).expect("golden_ids.txt");
+    assert_eq!(got, golden, "IDs changed; if intended, rerun with CTX_BLESS=1");
+}
+
+/// 668 KEPs sharing `Summary > Motivation > Goals …` produce no ID collisions.
+#[test]
+fn k8s_template_headings_do_not_collide() {
+    let root = corpus("k8s-enhancements");
+    let mut files = Vec::new();
+    md_files(&root, &mut files);
+    assert!(files.len() > 600);
+    let mut seen: HashMap<String, (String, Vec<String>)> = HashMap::new();
+    let mut goals = 0;
+    for f in files {
+        let doc = f.strip_prefix(&root).unwrap().to_string_lossy().replace('\\', "/");
+        let Ok(text) = std::fs::read_to_string(&f) else { continue };
+        for c in chunk_markdown(&doc, &text, &ChunkOptions::default()).chunks {
+            if c.title_path.last().is_some_and(|t| t == "Goals") {
+                goals += 1;
+            }
+            if let Some((d, t)) = seen.insert(c.id.clone(), (doc.clone(), c.title_path.clone())) {
+                panic!("collision on {}: {d} {t:?} and {doc} {:?}", c.id, c.title_path);
+            }
+        }
+    }
+    assert!(goals > 300, "only {goals} Goals sections");
+}
