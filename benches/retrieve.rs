@@ -44,8 +44,20 @@ fn bench(c: &mut Criterion) {
             res.hits.len()
         })
     });
-    let ids: Vec<String> = r.search(queries[0], &opts).expect("search").hits.iter().take(2).map(|h| h.id.clone()).collect();
-    let get = GetOptions { mode: Mode::Excerpt, budget: 800, cap: 16_000, query: Some(queries[0].into()) };
+    let ids: Vec<String> = r
+        .search(queries[0], &opts)
+        .expect("search")
+        .hits
+        .iter()
+        .take(2)
+        .map(|h| h.id.clone())
+        .collect();
+    let get = GetOptions {
+        mode: Mode::Excerpt,
+        budget: 800,
+        cap: 16_000,
+        query: Some(queries[0].into()),
+    };
     c.bench_function("get 2 chunks excerpt (warm, in-process)", |b| {
         b.iter(|| {
             let g = r.get(&ids, &get).expect("get");

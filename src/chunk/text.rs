@@ -19,9 +19,9 @@
 //!   Input that is not JSON is chunked as text with a note.
 //!
 //! HTML is chunked with [`chunk_text`] if the caller wants it indexed: nothing is
-//! stripped, since ranges must tile the stored value. Packing adds up the token
-//! estimates of the pieces, which never under-counts for an estimator where a
-//! whole costs no more than its parts (true for [`crate::tokens::estimate`]).
+//! stripped, since ranges must tile the stored value. Packing measures the joined
+//! text of a growing piece each time (estimates are not additive across joins;
+//! a piece is at most `max_chunk_tokens`, so each measure is cheap).
 
 use super::{Chunk, ChunkKind, ChunkNote, ChunkOptions, Chunked, id, line_of, line_range};
 use crate::tokens;
@@ -157,7 +157,7 @@ fn pack(
     let (Some(&first), Some(&last)) = (bounds.first(), bounds.last()) else {
         return;
     };
-    let (mut group_start, mut group_tokens) = (first, 0);
+    let mut group_start = first;
     for unit in bounds.windows(2) {
         let (a, b) = (unit[0], unit[1]);
         let unit_tokens = tokens::estimate(&text[a..b]);
@@ -166,14 +166,13 @@ fn pack(
                 out.push((group_start, a));
             }
             oversized(a, b, out);
-            (group_start, group_tokens) = (b, 0);
+            group_start = b;
             continue;
         }
-        if group_tokens + unit_tokens > max && group_start < a {
+        if group_start < a && tokens::estimate(&text[group_start..b]) > max {
             out.push((group_start, a));
-            (group_start, group_tokens) = (a, 0);
+            group_start = a;
         }
-        group_tokens += unit_tokens;
     }
     if group_start < last {
         out.push((group_start, last));
@@ -318,7 +317,6 @@ fn split_json(
         .chain(std::iter::once(end))
         .collect();
     let mut group: Vec<usize> = Vec::new();
-    let mut group_tokens = 0;
     let flush = |group: &mut Vec<usize>, out: &mut Vec<Piece>| {
         let (Some(&first), Some(&last)) = (group.first(), group.last()) else {
             return;
@@ -343,7 +341,6 @@ fn split_json(
         let member_tokens = tokens::estimate(&text[bounds[i]..bounds[i + 1]]);
         if member_tokens > max {
             flush(&mut group, out);
-            group_tokens = 0;
             let mut inner = title.to_vec();
             inner.push(member.label.clone());
             split_json(
@@ -356,12 +353,12 @@ fn split_json(
             );
             continue;
         }
-        if group_tokens + member_tokens > max {
+        if let Some(&g0) = group.first()
+            && tokens::estimate(&text[bounds[g0]..bounds[i + 1]]) > max
+        {
             flush(&mut group, out);
-            group_tokens = 0;
         }
         group.push(i);
-        group_tokens += member_tokens;
     }
     flush(&mut group, out);
 }

@@ -27,7 +27,11 @@ fn golden_ids() {
     files.sort();
     let mut got = String::new();
     for f in files {
-        let doc = f.strip_prefix(&dir).unwrap().to_string_lossy().replace('\\', "/");
+        let doc = f
+            .strip_prefix(&dir)
+            .unwrap()
+            .to_string_lossy()
+            .replace('\\', "/");
         let text = std::fs::read_to_string(&f).unwrap();
         for c in chunk_markdown(&doc, &text, &ChunkOptions::default()).chunks {
             got.push_str(&format!("{} {}\n", c.id, c.title_path.join(" > ")));
@@ -38,7 +42,10 @@ fn golden_ids() {
         return;
     }
     let golden = std::fs::read_to_string(dir.join("golden_ids.txt")).expect("golden_ids.txt");
-    assert_eq!(got, golden, "IDs changed; if intended, rerun with CTX_BLESS=1");
+    assert_eq!(
+        got, golden,
+        "IDs changed; if intended, rerun with CTX_BLESS=1"
+    );
 }
 
 /// 668 KEPs sharing `Summary > Motivation > Goals …` produce no ID collisions.
@@ -51,14 +58,23 @@ fn k8s_template_headings_do_not_collide() {
     let mut seen: HashMap<String, (String, Vec<String>)> = HashMap::new();
     let mut goals = 0;
     for f in files {
-        let doc = f.strip_prefix(&root).unwrap().to_string_lossy().replace('\\', "/");
-        let Ok(text) = std::fs::read_to_string(&f) else { continue };
+        let doc = f
+            .strip_prefix(&root)
+            .unwrap()
+            .to_string_lossy()
+            .replace('\\', "/");
+        let Ok(text) = std::fs::read_to_string(&f) else {
+            continue;
+        };
         for c in chunk_markdown(&doc, &text, &ChunkOptions::default()).chunks {
             if c.title_path.last().is_some_and(|t| t == "Goals") {
                 goals += 1;
             }
             if let Some((d, t)) = seen.insert(c.id.clone(), (doc.clone(), c.title_path.clone())) {
-                panic!("collision on {}: {d} {t:?} and {doc} {:?}", c.id, c.title_path);
+                panic!(
+                    "collision on {}: {d} {t:?} and {doc} {:?}",
+                    c.id, c.title_path
+                );
             }
         }
     }
