@@ -92,10 +92,10 @@ struct Fresh {
     entry: SourceEntry,
     row: FileRow,
     chunks: Vec<Chunk>,
+    notes: Vec<crate::chunk::ChunkNote>,
 }
 
 enum Outcome {
-    Unchanged,
     Touched(SourceEntry, FileRow),
     Fresh(Fresh),
     Skipped(Warning),
@@ -144,7 +144,6 @@ pub fn build(seg: &Segment, settings: &Settings, opts: &BuildOptions<'_>) -> Res
     let mut present: HashSet<String> = HashSet::new();
     for outcome in outcomes {
         match outcome {
-            Outcome::Unchanged => {}
             Outcome::Touched(e, row) => {
                 present.insert(e.rel.clone());
                 touched.push((e, row));
@@ -170,9 +169,11 @@ pub fn build(seg: &Segment, settings: &Settings, opts: &BuildOptions<'_>) -> Res
         .cloned()
         .collect();
     for f in &fresh {
-        for note in &f.chunks_notes() {
-            warnings.push(note.clone());
-        }
+        warnings.extend(f.notes.iter().map(|n| Warning {
+            path: f.entry.rel.clone(),
+            line: n.line,
+            message: n.message.clone(),
+        }));
     }
 
     let pack_current = seg.pack_path().exists()
@@ -221,15 +222,7 @@ pub fn build(seg: &Segment, settings: &Settings, opts: &BuildOptions<'_>) -> Res
     }
     catalog.transaction(|tx| {
         if full {
-            tx.conn()
-                .execute(
-                    "DELETE FROM chunks WHERE scope = 'docs' AND gen < ?1",
-                    [generation as i64],
-                )
-                .map_err(|e| crate::error::Error::Invalid(e.to_string()))?;
-            tx.conn()
-                .execute("DELETE FROM files", [])
-                .map_err(|e| crate::error::Error::Invalid(e.to_string()))?;
+            tx.drop_docs_before(generation)?;
         }
         for f in &fresh {
             tx.retire_old_chunks(&f.entry.rel, generation)?;
@@ -268,12 +261,6 @@ pub fn build(seg: &Segment, settings: &Settings, opts: &BuildOptions<'_>) -> Res
         seconds: started.elapsed().as_secs_f64(),
         generation,
     })
-}
-
-impl Fresh {
-    fn chunks_notes(&self) -> Vec<Warning> {
-        Vec::new()
-    }
 }
 
 fn now_ns() -> i64 {
@@ -357,11 +344,11 @@ fn process(
         return Outcome::Touched(entry.clone(), row);
     }
     let chunked = chunk::chunk_document(&entry.rel, &loaded.text, opts);
-    let _ = Outcome::Unchanged;
     Outcome::Fresh(Fresh {
         entry: entry.clone(),
         row,
         chunks: chunked.chunks,
+        notes: chunked.notes,
     })
 }
 

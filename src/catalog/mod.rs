@@ -371,10 +371,16 @@ impl Tx<'_> {
             .map_err(|e| self.err(e))
     }
 
-    /// Forgets everything (full rebuild).
-    pub fn clear(&self) -> Result<()> {
+    /// Forgets every docs chunk older than `gen_` and every file row (a full
+    /// rebuild re-records all files and wrote its chunks at `gen_`).
+    pub fn drop_docs_before(&self, gen_: u64) -> Result<()> {
         self.tx
-            .execute_batch("DELETE FROM chunks WHERE scope = 'docs'; DELETE FROM files;")
+            .execute(
+                "DELETE FROM chunks WHERE scope = 'docs' AND gen < ?1",
+                [gen_ as i64],
+            )
+            .and_then(|_| self.tx.execute("DELETE FROM files", []))
+            .map(|_| ())
             .map_err(|e| self.err(e))
     }
 

@@ -277,14 +277,12 @@ pub(super) fn evidence(cli: &Cli, p: &Printer, args: &EvidenceArgs) -> anyhow::R
         if ev.no_evidence
             && let Some(s) = &ev.search
         {
-            {
-                for sug in &s.suggestions {
-                    p.text(&format!(
-                        "  nearest: {}  {}\n",
-                        sug.id,
-                        sanitize(&sug.title_path.join(" > "))
-                    ));
-                }
+            for sug in &s.suggestions {
+                p.text(&format!(
+                    "  nearest: {}  {}\n",
+                    sug.id,
+                    sanitize(&sug.title_path.join(" > "))
+                ));
             }
         }
     }
