@@ -9,5 +9,6 @@ mod crash;
 mod errors;
 mod history;
 mod ids;
+mod mcp;
 mod relay;
 mod search;

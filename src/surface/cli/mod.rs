@@ -6,8 +6,10 @@
 mod build;
 mod eval;
 mod history;
+mod mcp;
 mod relay;
 mod search;
+mod tools;
 
 use std::ffi::OsString;
 use std::path::PathBuf;
@@ -81,6 +83,10 @@ pub enum Command {
         #[command(subcommand)]
         cmd: relay::RelayCmd,
     },
+    /// Serve the pack and the relay store as MCP tools over stdio (logs on stderr).
+    Mcp(mcp::McpArgs),
+    /// Print the MCP tools as JSON definitions (MCP, OpenAI or Anthropic shape).
+    Tools(tools::ToolsArgs),
 }
 
 /// Runs the CLI with `args` (including the program name).
@@ -142,5 +148,7 @@ fn dispatch(cli: &Cli, p: &Printer) -> anyhow::Result<ExitCode> {
         Command::Unbox(args) => relay::unbox_cmd(cli, p, args),
         Command::Relay { cmd } => relay::relay_cmd(cli, p, cmd),
         Command::History { cmd } => history::history_cmd(cli, p, cmd),
+        Command::Mcp(args) => mcp::mcp(cli, p, args),
+        Command::Tools(args) => tools::tools(cli, p, args),
     }
 }

@@ -8,8 +8,9 @@ use clap::{Args, Subcommand};
 
 use super::{Cli, open};
 use crate::error::Error;
-use crate::relay::resolve::{self, GrepOptions, QueryOptions};
+use crate::relay::resolve::{self, GrepOptions};
 use crate::relay::store::{self, Access, BoxOptions, Boxed, DEFAULT_SESSION, Threshold};
+use crate::surface::mcp::tools::{DEFAULT_WINDOW, GrepParams, QueryParams};
 use crate::surface::output::{Printer, sanitize};
 
 /// Session options shared by the relay commands.
@@ -98,7 +99,7 @@ pub enum ResolveCmd {
         /// Regex (Rust `regex` syntax).
         pattern: String,
         /// Context lines before and after each match.
-        #[arg(long, default_value_t = 2)]
+        #[arg(long, default_value_t = DEFAULT_WINDOW)]
         window: usize,
         /// Case-insensitive.
         #[arg(short = 'i', long)]
@@ -306,16 +307,17 @@ pub(super) fn resolve_cmd(cli: &Cli, p: &Printer, args: &ResolveArgs) -> anyhow:
             max_results,
             ..
         } => {
-            let r = resolve::grep(
-                v,
-                pattern,
-                &GrepOptions {
-                    window: *window,
-                    ignore_case: *ignore_case,
-                    max_results: *max_results,
-                    ..GrepOptions::default()
-                },
-            )?;
+            let params = GrepParams {
+                opaque_reference: reference.clone(),
+                pattern: pattern.clone(),
+                window: Some(*window),
+            };
+            let options = GrepOptions {
+                ignore_case: *ignore_case,
+                max_results: *max_results,
+                ..params.options()
+            };
+            let r = resolve::grep(v, pattern, &options)?;
             if p.json {
                 p.json(&r);
             } else {
@@ -353,16 +355,16 @@ pub(super) fn resolve_cmd(cli: &Cli, p: &Printer, args: &ResolveArgs) -> anyhow:
             timeout,
             ..
         } => {
-            let r = resolve::query(
-                v,
-                jq,
-                &QueryOptions {
-                    compact: *compact,
-                    raw: *raw,
-                    max_output_chars: *max_output_chars,
-                    timeout: Duration::from_secs(*timeout),
-                },
-            )?;
+            let params = QueryParams {
+                opaque_reference: reference.clone(),
+                jq: jq.clone(),
+            };
+            let mut options = params.options();
+            options.compact = *compact;
+            options.raw = *raw;
+            options.max_output_chars = *max_output_chars;
+            options.timeout = Duration::from_secs(*timeout);
+            let r = resolve::query(v, jq, &options)?;
             if p.json {
                 p.json(&r);
             } else {

@@ -1,4 +1,7 @@
 //! `ctx search`, `ctx get`, `ctx evidence`.
+//!
+//! Flags become the MCP tools' parameter structs and go through their mapping
+//! functions (`surface::mcp::tools`), so the CLI and the MCP server cannot drift.
 
 use std::process::ExitCode;
 use std::time::Duration;
@@ -7,10 +10,11 @@ use super::{Cli, open};
 use crate::config::Settings;
 use crate::error::Error;
 use crate::pipeline::{self, BuildOptions};
-use crate::retrieve::{
-    DEFAULT_BUDGET, EvidenceOptions, GetOptions, Mode, Retriever, Scope, SearchOptions,
-};
+use crate::retrieve::{DEFAULT_BUDGET, Retriever};
 use crate::segment::Segment;
+use crate::surface::mcp::tools::{
+    DEFAULT_K, DEFAULT_MAX_CHUNKS, EvidenceParams, GetParams, ModeParam, ScopeParam, SearchParams,
+};
 use crate::surface::output::{Printer, sanitize};
 
 /// Which chunk kinds a search covers.
@@ -24,25 +28,14 @@ pub enum KindArg {
     All,
 }
 
-/// Which store a search covers.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum ScopeArg {
-    /// Project docs and code.
-    Docs,
-    /// Boxed tool outputs.
-    Relay,
-    /// Both.
-    All,
-}
-
 /// Arguments of `ctx search`.
 #[derive(Debug, clap::Args)]
 pub struct SearchArgs {
     /// The question or keywords (natural language; punctuation is fine).
     #[arg(required = true, num_args = 1..)]
     pub query: Vec<String>,
-    /// Number of hits.
-    #[arg(short, long, default_value_t = 6)]
+    /// Number of hits (at most 100).
+    #[arg(short, long, default_value_t = DEFAULT_K)]
     pub k: usize,
     /// Only documents whose path matches this glob (e.g. `docs/**`).
     #[arg(long, value_name = "GLOB")]
@@ -51,8 +44,8 @@ pub struct SearchArgs {
     #[arg(long, value_enum, default_value_t = KindArg::All)]
     pub kind: KindArg,
     /// Project docs, boxed tool outputs, or both.
-    #[arg(long, value_enum, default_value_t = ScopeArg::Docs)]
-    pub scope: ScopeArg,
+    #[arg(long, value_enum, default_value_t = ScopeParam::Docs)]
+    pub scope: ScopeParam,
     /// Do not build or refresh the pack first.
     #[arg(long)]
     pub no_build: bool,
@@ -65,8 +58,8 @@ pub struct GetArgs {
     #[arg(required = true, num_args = 1..)]
     pub ids: Vec<String>,
     /// raw: whole chunks; excerpt: trimmed around the query; skeleton: headings and first lines.
-    #[arg(long, value_enum, default_value_t = ModeArg::Raw)]
-    pub mode: ModeArg,
+    #[arg(long, value_enum, default_value_t = ModeParam::Raw)]
+    pub mode: ModeParam,
     /// Token budget for all returned text.
     #[arg(long, default_value_t = DEFAULT_BUDGET)]
     pub budget: usize,
@@ -76,17 +69,6 @@ pub struct GetArgs {
     /// Do not build or refresh the pack first.
     #[arg(long)]
     pub no_build: bool,
-}
-
-/// `--mode` values.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum ModeArg {
-    /// Whole chunks.
-    Raw,
-    /// Trimmed to fit.
-    Excerpt,
-    /// Headings and first lines.
-    Skeleton,
 }
 
 /// Arguments of `ctx evidence`.
@@ -99,7 +81,7 @@ pub struct EvidenceArgs {
     #[arg(long, default_value_t = DEFAULT_BUDGET)]
     pub budget: usize,
     /// At most this many chunks.
-    #[arg(long, default_value_t = 4)]
+    #[arg(long, default_value_t = DEFAULT_MAX_CHUNKS)]
     pub max_chunks: usize,
     /// Only documents whose path matches this glob.
     #[arg(long, value_name = "GLOB")]
@@ -139,22 +121,20 @@ pub fn refresh(
     }
 }
 
-fn search_options(args: &SearchArgs) -> SearchOptions {
-    SearchOptions {
-        k: args.k,
-        doc_glob: args.doc.clone(),
-        kinds: match args.kind {
-            KindArg::Code => Some(vec!["code".into()]),
-            KindArg::Docs => Some(vec!["markdown".into(), "text".into(), "json".into()]),
-            KindArg::All => None,
-        },
-        scope: match args.scope {
-            ScopeArg::Docs => Scope::Docs,
-            ScopeArg::Relay => Scope::Relay,
-            ScopeArg::All => Scope::All,
-        },
-        ..SearchOptions::default()
-    }
+fn search_options(args: &SearchArgs) -> crate::retrieve::SearchOptions {
+    let params = SearchParams {
+        query: args.query.join(" "),
+        k: Some(args.k),
+        doc: args.doc.clone(),
+        scope: Some(args.scope),
+    };
+    let mut options = params.options();
+    options.kinds = match args.kind {
+        KindArg::Code => Some(vec!["code".into()]),
+        KindArg::Docs => Some(vec!["markdown".into(), "text".into(), "json".into()]),
+        KindArg::All => None,
+    };
+    options
 }
 
 pub(super) fn search(cli: &Cli, p: &Printer, args: &SearchArgs) -> anyhow::Result<ExitCode> {
@@ -205,19 +185,13 @@ pub(super) fn get(cli: &Cli, p: &Printer, args: &GetArgs) -> anyhow::Result<Exit
     let (seg, settings) = open(cli)?;
     refresh(&seg, &settings, args.no_build, p)?;
     let r = Retriever::open(&seg)?;
-    let result = r.get(
-        &args.ids,
-        &GetOptions {
-            mode: match args.mode {
-                ModeArg::Raw => Mode::Raw,
-                ModeArg::Excerpt => Mode::Excerpt,
-                ModeArg::Skeleton => Mode::Skeleton,
-            },
-            budget: args.budget,
-            cap: settings.max_budget,
-            query: args.query.clone(),
-        },
-    )?;
+    let params = GetParams {
+        ids: args.ids.clone(),
+        mode: Some(args.mode),
+        budget: Some(args.budget),
+        query: args.query.clone(),
+    };
+    let result = r.get(&params.ids, &params.options(settings.max_budget))?;
     if p.json {
         p.json(&result);
     } else {
@@ -257,19 +231,14 @@ pub(super) fn evidence(cli: &Cli, p: &Printer, args: &EvidenceArgs) -> anyhow::R
     let (seg, settings) = open(cli)?;
     refresh(&seg, &settings, args.no_build, p)?;
     let r = Retriever::open(&seg)?;
-    let query = args.query.join(" ");
-    let ev = r.evidence(
-        &query,
-        &EvidenceOptions {
-            budget: args.budget,
-            cap: settings.max_budget,
-            max_chunks: args.max_chunks.max(1),
-            search: SearchOptions {
-                doc_glob: args.doc.clone(),
-                ..SearchOptions::default()
-            },
-        },
-    )?;
+    let params = EvidenceParams {
+        query: args.query.join(" "),
+        budget: Some(args.budget),
+    };
+    let mut options = params.options(settings.max_budget);
+    options.max_chunks = args.max_chunks.max(1);
+    options.search.doc_glob = args.doc.clone();
+    let ev = r.evidence(&params.query, &options)?;
     if p.json {
         p.json(&ev);
     } else {

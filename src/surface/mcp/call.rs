@@ -1,0 +1,418 @@
+//! Running one tool call: resolve the segment, parse the arguments into the
+//! shared parameter structs, call the library, and render the answer for a
+//! model (a compact text block) and for programs (`structuredContent`).
+//!
+//! Everything here is synchronous; the server runs it on tokio's blocking pool.
+//! Every failure the model can fix becomes an `isError` result whose text says
+//! what to do, never a protocol error the client would hide.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use rmcp::model::{CallToolResult, ContentBlock, JsonObject};
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+
+use super::pool::{Pool, Reuse};
+use super::tools::{
+    self, EvidenceParams, GetParams, GrepParams, LinesParams, QueryParams, RefParams, SearchParams,
+    SliceParams, ToolName, ToolSet,
+};
+use crate::config::Settings;
+use crate::error::Error;
+use crate::relay::resolve::{self, Part};
+use crate::relay::store::{self, Access, Opened};
+use crate::retrieve::{Evidence, GetResult, Retriever, SearchResult};
+use crate::segment::Segment;
+
+/// `internal_resource_read` returns at most this many characters: about the
+/// 25,000-token limit Claude Code puts on one MCP result.
+pub const READ_MAX_CHARS: usize = 100_000;
+
+/// What the server serves: fixed at start.
+#[derive(Debug, Clone)]
+pub struct ServeConfig {
+    /// The segment served by default.
+    pub segment: Segment,
+    /// `--root DIR` (canonical): other segments under it may be named per call.
+    pub root: Option<PathBuf>,
+    /// Session of the relay references this server may read.
+    pub session: String,
+    /// Open retrievers, shared by all calls.
+    pool: Arc<Pool>,
+}
+
+impl ServeConfig {
+    /// A configuration serving `segment` (and, with `root`, the segments under it).
+    pub fn new(segment: Segment, root: Option<PathBuf>, session: String) -> ServeConfig {
+        ServeConfig {
+            segment,
+            root,
+            session,
+            pool: Arc::default(),
+        }
+    }
+
+    /// The tools to list now: the relay tools appear once a relay store exists.
+    pub fn tool_set(&self) -> ToolSet {
+        ToolSet {
+            relay: self.root.is_some() || self.segment.relay_dir().is_dir(),
+            segments: self.root.is_some(),
+        }
+    }
+
+    /// The segment a call names, or the default one.
+    pub fn segment_for(&self, arg: Option<Value>) -> Result<Segment, String> {
+        let name = match arg {
+            None | Some(Value::Null) => return Ok(self.segment.clone()),
+            Some(Value::String(name)) => name,
+            Some(other) => {
+                return Err(format!(
+                    "`segment` must be a string (a segment name), not {other}"
+                ));
+            }
+        };
+        let Some(root) = &self.root else {
+            return Err(format!(
+                "this server serves only segment `{}`; the `segment` argument needs the server started with `ctx mcp --root DIR`. Call again without `segment`",
+                self.segment.name
+            ));
+        };
+        let seg = Segment::resolve(Some(&name), root, Some(root)).map_err(|e| e.to_string())?;
+        // A symlink under the root may point anywhere; the canonical path decides.
+        if !seg.root.starts_with(root) {
+            return Err(format!(
+                "segment `{}` resolves outside the server's root; name a directory under it",
+                name.escape_debug()
+            ));
+        }
+        Ok(seg)
+    }
+
+    fn access(&self) -> Access {
+        Access {
+            session: self.session.clone(),
+            any_session: false,
+        }
+    }
+}
+
+/// Runs `tool` with `args`; every failure is an `isError` result. Also says
+/// whether the call reused an open retriever (`None`: it used none).
+pub fn call(
+    config: &ServeConfig,
+    tool: ToolName,
+    mut args: JsonObject,
+) -> (CallToolResult, Option<Reuse>) {
+    let mut reuse = None;
+    let outcome = config
+        .segment_for(args.remove("segment"))
+        .and_then(|seg| run(config, &seg, tool, args, &mut reuse));
+    let result = match outcome {
+        Ok(result) => result,
+        Err(message) => CallToolResult::error(vec![ContentBlock::text(message)]),
+    };
+    (result, reuse)
+}
+
+fn run(
+    config: &ServeConfig,
+    seg: &Segment,
+    tool: ToolName,
+    args: JsonObject,
+    reuse: &mut Option<Reuse>,
+) -> Result<CallToolResult, String> {
+    match tool {
+        ToolName::Search => {
+            let p: SearchParams = parse(config, tool, args)?;
+            let result = retrieve(config, seg, reuse, |r| r.search(&p.query, &p.options()))?;
+            Ok(answer(render_search(&p.query, &result), &result))
+        }
+        ToolName::Get => {
+            let p: GetParams = parse(config, tool, args)?;
+            let cap = settings(seg)?.max_budget;
+            let result = retrieve(config, seg, reuse, |r| r.get(&p.ids, &p.options(cap)))
+                // The library's advice names the CLI command; the model has the tool.
+                .map_err(|e| e.replace("`ctx search`", "ctx_search"))?;
+            Ok(answer(render_get(&result), &result))
+        }
+        ToolName::Evidence => {
+            let p: EvidenceParams = parse(config, tool, args)?;
+            let cap = settings(seg)?.max_budget;
+            let ev = retrieve(config, seg, reuse, |r| {
+                r.evidence(&p.query, &p.options(cap))
+            })?;
+            Ok(answer(render_evidence(&ev), &ev))
+        }
+        ToolName::Length => {
+            let p: RefParams = parse(config, tool, args)?;
+            let opened = open(config, seg, &p.opaque_reference)?;
+            let l = resolve::length(&opened.value);
+            let text = format!(
+                "{} chars, {} bytes, {} lines, ~{} tokens ({})",
+                l.chars, l.bytes, l.lines, l.tokens, opened.row.media
+            );
+            let mut structured = serde_json::to_value(l).unwrap_or(Value::Null);
+            structured["media"] = Value::from(opened.row.media);
+            Ok(with_structured(
+                CallToolResult::success(vec![ContentBlock::text(text)]),
+                structured,
+            ))
+        }
+        ToolName::Slice => {
+            let p: SliceParams = parse(config, tool, args)?;
+            let opened = open(config, seg, &p.opaque_reference)?;
+            Ok(part(
+                resolve::slice(&opened.value, p.start_index, p.length),
+                None,
+            ))
+        }
+        ToolName::Lines => {
+            let p: LinesParams = parse(config, tool, args)?;
+            let opened = open(config, seg, &p.opaque_reference)?;
+            Ok(part(
+                resolve::lines(&opened.value, p.start_line, p.line_count),
+                None,
+            ))
+        }
+        ToolName::Read => {
+            let p: RefParams = parse(config, tool, args)?;
+            let opened = open(config, seg, &p.opaque_reference)?;
+            let whole = resolve::read(&opened.value);
+            if whole.total <= READ_MAX_CHARS {
+                return Ok(part(whole, None));
+            }
+            let note = format!(
+                "cut at {READ_MAX_CHARS} chars; read on with internal_resource_read_slice {{\"opaque_reference\":\"{}\",\"start_index\":{READ_MAX_CHARS},\"length\":{READ_MAX_CHARS}}}, or use grep/lines",
+                p.opaque_reference
+            );
+            Ok(part(
+                resolve::slice(&opened.value, 0, READ_MAX_CHARS),
+                Some(note),
+            ))
+        }
+        ToolName::Grep => {
+            let p: GrepParams = parse(config, tool, args)?;
+            let opened = open(config, seg, &p.opaque_reference)?;
+            let r = resolve::grep(&opened.value, &p.pattern, &p.options())
+                .map_err(|e| e.to_string())?;
+            Ok(answer(render_grep(&r), &r))
+        }
+        ToolName::Query => {
+            let p: QueryParams = parse(config, tool, args)?;
+            let opened = open(config, seg, &p.opaque_reference)?;
+            let options = p.options();
+            let r = resolve::query(&opened.value, &p.jq, &options).map_err(|e| e.to_string())?;
+            let mut text = r.outputs.join("\n");
+            if r.truncated {
+                text.push_str(&format!(
+                    "\n[output cut at {} chars; narrow the filter, e.g. `.items[:20]`]",
+                    options.max_output_chars
+                ));
+            }
+            Ok(answer(text, &r))
+        }
+    }
+}
+
+/// Parses `args` into `T`, or a repair message naming the expected arguments.
+fn parse<T: DeserializeOwned>(
+    config: &ServeConfig,
+    tool: ToolName,
+    args: JsonObject,
+) -> Result<T, String> {
+    serde_json::from_value(Value::Object(args)).map_err(|e| {
+        let definition = tools::definition(tool, config.tool_set());
+        format!(
+            "invalid arguments for {}: {e}. Expected {}. {}",
+            tool.as_str(),
+            super::signature(&definition),
+            tool.usage()
+        )
+    })
+}
+
+/// Runs `f` on the segment's last committed state. Before the first build has
+/// written its pack, the catalog and index may be missing or half-made; any
+/// failure then is reported as "no pack yet", which is the fix.
+fn retrieve<T>(
+    config: &ServeConfig,
+    seg: &Segment,
+    reuse: &mut Option<Reuse>,
+    f: impl FnOnce(&Retriever) -> crate::error::Result<T>,
+) -> Result<T, String> {
+    let (out, how) = config.pool.with(seg, f).map_err(|e| {
+        if matches!(e, Error::NoPack { .. }) || !seg.pack_path().exists() {
+            format!(
+                "segment `{}` has no context pack yet: run `ctx build -s {}` (ctx mcp builds it at start, so a first build may still be running; retry in a few seconds)",
+                seg.name,
+                seg.root.display()
+            )
+        } else {
+            e.to_string()
+        }
+    })?;
+    *reuse = Some(how);
+    Ok(out)
+}
+
+fn settings(seg: &Segment) -> Result<Settings, String> {
+    Settings::load(&seg.config_path()).map_err(|e| e.to_string())
+}
+
+/// The stored value behind `reference`, read with this server's session.
+pub fn open(config: &ServeConfig, seg: &Segment, reference: &str) -> Result<Opened, String> {
+    store::open(seg, reference, &config.access()).map_err(|e| {
+        // The library's hint names a CLI flag a model cannot pass.
+        e.to_string().replace(
+            "pass --any-session to read it",
+            "this server cannot read it: use a reference returned in this session",
+        )
+    })
+}
+
+fn answer<T: Serialize>(text: String, structured: &T) -> CallToolResult {
+    with_structured(
+        CallToolResult::success(vec![ContentBlock::text(text)]),
+        serde_json::to_value(structured).unwrap_or(Value::Null),
+    )
+}
+
+fn with_structured(mut result: CallToolResult, structured: Value) -> CallToolResult {
+    result.structured_content = Some(structured);
+    result
+}
+
+/// A piece of a value: a line saying which piece, then the text itself. The
+/// structured copy leaves the text out (it can be 100,000 chars).
+fn part(p: Part<'_>, note: Option<String>) -> CallToolResult {
+    let mut header = format!("[{}", p.describe());
+    if let Some(note) = &note {
+        header.push_str("; ");
+        header.push_str(note);
+    }
+    header.push(']');
+    let mut structured = serde_json::json!({
+        "range": p.range, "total": p.total, "unit": p.unit.as_str(),
+    });
+    if let Some(note) = note {
+        structured["note"] = Value::from(note);
+    }
+    with_structured(
+        CallToolResult::success(vec![ContentBlock::text(header), ContentBlock::text(p.text)]),
+        structured,
+    )
+}
+
+fn render_search(query: &str, r: &SearchResult) -> String {
+    if r.no_evidence {
+        let mut out = format!(
+            "No evidence in indexed context for: {query}\nSay the indexed docs do not cover it rather than guessing."
+        );
+        if !r.suggestions.is_empty() {
+            out.push_str("\nNearest headings (not answers):");
+            for s in &r.suggestions {
+                out.push_str(&format!(
+                    "\n  {}  {} ({})",
+                    s.id,
+                    s.title_path.join(" > "),
+                    s.doc
+                ));
+            }
+        }
+        return out;
+    }
+    let mut out = String::new();
+    for (i, h) in r.hits.iter().enumerate() {
+        out.push_str(&format!(
+            "{}. {}  {} ({}:{}-{}, ~{} tokens)\n   {}\n",
+            i + 1,
+            h.id,
+            h.title_path.join(" > "),
+            h.doc,
+            h.lines[0],
+            h.lines[1],
+            h.token_est,
+            h.preview
+        ));
+    }
+    out
+}
+
+fn render_get(r: &GetResult) -> String {
+    let mut out = String::new();
+    for c in &r.chunks {
+        if let Some(old) = &c.replaces {
+            out.push_str(&format!(
+                "(`{old}` is stale: its section changed; this is the chunk now at the same heading)\n"
+            ));
+        }
+        out.push_str(&format!(
+            "[{}] {} ({}:{}-{}, ~{} tokens{})\n{}\n\n",
+            c.id,
+            c.title_path.join(" > "),
+            c.doc,
+            c.lines[0],
+            c.lines[1],
+            c.token_est,
+            if c.trimmed { ", trimmed" } else { "" },
+            c.text.trim_end()
+        ));
+    }
+    for o in &r.omitted {
+        out.push_str(&format!(
+            "omitted {} (~{} tokens): over budget\n",
+            o.id, o.token_est
+        ));
+    }
+    if let Some(h) = &r.hint {
+        // The library's hint speaks CLI (`--budget`, `--mode`); say it in arguments.
+        out.push_str(&format!(
+            "hint: {}\n",
+            h.replace("--budget", "budget").replace("--mode", "mode")
+        ));
+    }
+    out.trim_end().to_string()
+}
+
+fn render_evidence(ev: &Evidence) -> String {
+    let mut out = ev.render();
+    if ev.no_evidence {
+        out.push_str("Say the indexed docs do not cover it rather than guessing.\n");
+        if let Some(s) = &ev.search {
+            for sug in &s.suggestions {
+                out.push_str(&format!(
+                    "  nearest heading: {}  {}\n",
+                    sug.id,
+                    sug.title_path.join(" > ")
+                ));
+            }
+        }
+    }
+    out.trim_end().to_string()
+}
+
+fn render_grep(r: &resolve::GrepResult) -> String {
+    let mut out = format!(
+        "{} matching line(s){}\n",
+        r.total_matches,
+        if r.truncated {
+            format!(", first {} shown", r.matches.len())
+        } else {
+            String::new()
+        }
+    );
+    for m in &r.matches {
+        for (i, l) in m.before.iter().enumerate() {
+            let n = m.line_no + i - m.before.len();
+            out.push_str(&format!("{n}- {}\n", l.trim_end()));
+        }
+        out.push_str(&format!("{}: {}\n", m.line_no, m.line.trim_end()));
+        for (i, l) in m.after.iter().enumerate() {
+            out.push_str(&format!("{}- {}\n", m.line_no + 1 + i, l.trim_end()));
+        }
+        out.push_str("--\n");
+    }
+    out.trim_end().to_string()
+}

@@ -1,0 +1,462 @@
+//! The tool definitions `ctx mcp` serves and `ctx tools` prints: one argument
+//! struct per tool (serde + JSON Schema, field docs become the schema's
+//! descriptions), the descriptions with their usage examples, and one mapping
+//! function per struct into the library's option structs.
+//!
+//! The CLI builds these same structs from its flags and calls the same mapping
+//! functions (`ctx search`, `get`, `evidence`, `resolve`), so a default or a
+//! clamp changed here changes both surfaces at once.
+
+use std::sync::Arc;
+
+use rmcp::model::{JsonObject, Tool, ToolAnnotations};
+use rmcp::schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::{Map, Value};
+
+use super::schema::schema_of;
+use crate::relay::resolve::{GrepOptions, QueryOptions};
+use crate::retrieve::{self, DEFAULT_BUDGET, EvidenceOptions, GetOptions, SearchOptions};
+
+/// Hits a search returns unless asked otherwise.
+pub const DEFAULT_K: usize = 6;
+/// Most hits one search returns (each hit carries a preview).
+pub const MAX_K: usize = 100;
+/// Chunks an evidence block holds unless asked otherwise.
+pub const DEFAULT_MAX_CHUNKS: usize = 4;
+/// Context lines around a grep match unless asked otherwise.
+pub const DEFAULT_WINDOW: usize = 2;
+
+/// Which store a search covers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, JsonSchema, clap::ValueEnum)]
+#[serde(rename_all = "lowercase")]
+#[schemars(crate = "rmcp::schemars")]
+pub enum ScopeParam {
+    /// Project docs and code.
+    #[default]
+    Docs,
+    /// Boxed tool outputs.
+    Relay,
+    /// Both.
+    All,
+}
+
+/// How much of each chunk `get` returns.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, JsonSchema, clap::ValueEnum)]
+#[serde(rename_all = "lowercase")]
+#[schemars(crate = "rmcp::schemars")]
+pub enum ModeParam {
+    /// Whole chunks.
+    #[default]
+    Raw,
+    /// Trimmed to fit, around the query.
+    Excerpt,
+    /// Headings and first lines.
+    Skeleton,
+}
+
+/// Arguments of `ctx_search`.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+#[schemars(crate = "rmcp::schemars")]
+pub struct SearchParams {
+    /// Question or keywords.
+    pub query: String,
+    /// Number of hits (default 6).
+    pub k: Option<usize>,
+    /// Only paths matching this glob, e.g. docs/**.
+    pub doc: Option<String>,
+    /// docs (default): project files; relay: stored tool outputs; all: both.
+    pub scope: Option<ScopeParam>,
+}
+
+impl SearchParams {
+    /// The library options of this search (`ctx search` adds `--kind`).
+    pub fn options(&self) -> SearchOptions {
+        SearchOptions {
+            k: self.k.unwrap_or(DEFAULT_K).clamp(1, MAX_K),
+            doc_glob: self.doc.clone(),
+            scope: match self.scope.unwrap_or_default() {
+                ScopeParam::Docs => retrieve::Scope::Docs,
+                ScopeParam::Relay => retrieve::Scope::Relay,
+                ScopeParam::All => retrieve::Scope::All,
+            },
+            ..SearchOptions::default()
+        }
+    }
+}
+
+/// Arguments of `ctx_get`.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+#[schemars(crate = "rmcp::schemars")]
+pub struct GetParams {
+    /// Chunk IDs from ctx_search.
+    pub ids: Vec<String>,
+    /// Default raw.
+    pub mode: Option<ModeParam>,
+    /// Token budget (default 1200).
+    pub budget: Option<usize>,
+    /// Words to centre excerpts on.
+    pub query: Option<String>,
+}
+
+impl GetParams {
+    /// The library options of this fetch; `cap` is `max_budget` from `ctx.toml`.
+    pub fn options(&self, cap: usize) -> GetOptions {
+        GetOptions {
+            mode: match self.mode.unwrap_or_default() {
+                ModeParam::Raw => retrieve::Mode::Raw,
+                ModeParam::Excerpt => retrieve::Mode::Excerpt,
+                ModeParam::Skeleton => retrieve::Mode::Skeleton,
+            },
+            budget: self.budget.unwrap_or(DEFAULT_BUDGET),
+            cap,
+            query: self.query.clone(),
+        }
+    }
+}
+
+/// Arguments of `ctx_evidence`.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+#[schemars(crate = "rmcp::schemars")]
+pub struct EvidenceParams {
+    /// The question.
+    pub query: String,
+    /// Token budget (default 1200).
+    pub budget: Option<usize>,
+}
+
+impl EvidenceParams {
+    /// The library options of this evidence block (`ctx evidence` adds
+    /// `--max-chunks` and `--doc`); `cap` is `max_budget` from `ctx.toml`.
+    pub fn options(&self, cap: usize) -> EvidenceOptions {
+        EvidenceOptions {
+            budget: self.budget.unwrap_or(DEFAULT_BUDGET),
+            cap,
+            max_chunks: DEFAULT_MAX_CHUNKS,
+            search: SearchOptions::default(),
+        }
+    }
+}
+
+/// Arguments of `internal_resource_read` and `internal_resource_length`.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+#[schemars(crate = "rmcp::schemars")]
+pub struct RefParams {
+    /// An internal://<id> reference.
+    pub opaque_reference: String,
+}
+
+/// Arguments of `internal_resource_read_slice`.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+#[schemars(crate = "rmcp::schemars")]
+pub struct SliceParams {
+    /// An internal://<id> reference.
+    pub opaque_reference: String,
+    /// Zero-based; negative counts from the end.
+    pub start_index: i64,
+    /// Characters to return.
+    pub length: usize,
+}
+
+/// Arguments of `internal_resource_read_lines`.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+#[schemars(crate = "rmcp::schemars")]
+pub struct LinesParams {
+    /// An internal://<id> reference.
+    pub opaque_reference: String,
+    /// Zero-based; negative counts from the end.
+    pub start_line: i64,
+    /// Lines to return.
+    pub line_count: usize,
+}
+
+/// Arguments of `internal_resource_grep`.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+#[schemars(crate = "rmcp::schemars")]
+pub struct GrepParams {
+    /// An internal://<id> reference.
+    pub opaque_reference: String,
+    /// Rust regex; (?i) ignores case.
+    pub pattern: String,
+    /// Context lines around each match (default 2).
+    pub window: Option<usize>,
+}
+
+impl GrepParams {
+    /// The library options of this grep (`ctx resolve grep` adds `-i` and
+    /// `--max-results`).
+    pub fn options(&self) -> GrepOptions {
+        GrepOptions {
+            window: self.window.unwrap_or(DEFAULT_WINDOW),
+            ..GrepOptions::default()
+        }
+    }
+}
+
+/// Arguments of `internal_resource_query`.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+#[schemars(crate = "rmcp::schemars")]
+pub struct QueryParams {
+    /// An internal://<id> reference to JSON.
+    pub opaque_reference: String,
+    /// A jq filter.
+    pub jq: String,
+}
+
+impl QueryParams {
+    /// The library options of this query (`ctx resolve query` adds its output flags).
+    pub fn options(&self) -> QueryOptions {
+        QueryOptions::default()
+    }
+}
+
+/// Every tool `ctx` offers, in `tools/list` order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ToolName {
+    /// `ctx_search`.
+    Search,
+    /// `ctx_get`.
+    Get,
+    /// `ctx_evidence`.
+    Evidence,
+    /// `internal_resource_length`.
+    Length,
+    /// `internal_resource_read_slice`.
+    Slice,
+    /// `internal_resource_read_lines`.
+    Lines,
+    /// `internal_resource_grep`.
+    Grep,
+    /// `internal_resource_query`.
+    Query,
+    /// `internal_resource_read`.
+    Read,
+}
+
+impl ToolName {
+    /// All tools, in `tools/list` order.
+    pub const ALL: [ToolName; 9] = [
+        ToolName::Search,
+        ToolName::Get,
+        ToolName::Evidence,
+        ToolName::Length,
+        ToolName::Slice,
+        ToolName::Lines,
+        ToolName::Grep,
+        ToolName::Query,
+        ToolName::Read,
+    ];
+
+    /// The wire name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ToolName::Search => "ctx_search",
+            ToolName::Get => "ctx_get",
+            ToolName::Evidence => "ctx_evidence",
+            ToolName::Length => "internal_resource_length",
+            ToolName::Slice => "internal_resource_read_slice",
+            ToolName::Lines => "internal_resource_read_lines",
+            ToolName::Grep => "internal_resource_grep",
+            ToolName::Query => "internal_resource_query",
+            ToolName::Read => "internal_resource_read",
+        }
+    }
+
+    /// The tool called `name`, if any.
+    pub fn parse(name: &str) -> Option<ToolName> {
+        ToolName::ALL.into_iter().find(|t| t.as_str() == name)
+    }
+
+    /// Whether the tool reads the relay store (listed only where one exists).
+    pub fn is_relay(self) -> bool {
+        !matches!(self, ToolName::Search | ToolName::Get | ToolName::Evidence)
+    }
+
+    /// One line for a router: what the tool is for.
+    pub fn summary(self) -> &'static str {
+        match self {
+            ToolName::Search => {
+                "Search the project's indexed docs and code: ranked chunk IDs with previews."
+            }
+            ToolName::Get => "Fetch chunks by ID (from ctx_search) within a token budget.",
+            ToolName::Evidence => {
+                "Search and fetch in one call: a cited, read-only evidence block within a budget."
+            }
+            ToolName::Length => "Size of a referenced value (chars, bytes, lines, tokens).",
+            ToolName::Slice => {
+                "Characters of a referenced value from start_index (negative: from the end)."
+            }
+            ToolName::Lines => {
+                "Lines of a referenced value from start_line (negative: from the end)."
+            }
+            ToolName::Grep => "Lines of a referenced value matching a regex, with context lines.",
+            ToolName::Query => "Run a jq filter on a referenced JSON value.",
+            ToolName::Read => "The whole referenced value (cut at 100,000 chars); last resort.",
+        }
+    }
+
+    /// When to use it, with short examples (appended to the summary).
+    pub fn usage(self) -> &'static str {
+        match self {
+            ToolName::Search => {
+                r#"Use it first, then ctx_get the top 2 IDs. If it answers "no evidence", say the docs do not cover it; do not guess. Example: {"query":"how to rotate the signing key"} then ctx_get {"ids":["<id1>","<id2>"],"mode":"excerpt","query":"rotate signing key"}."#
+            }
+            ToolName::Get => {
+                r#"raw: whole chunks (what does not fit is listed as omitted); excerpt: trimmed around query; skeleton: headings and first lines. Example: {"ids":["deploy:3fa9c2e1d0"],"mode":"excerpt","query":"rollback","budget":800}."#
+            }
+            ToolName::Evidence => {
+                r#"Cite the [id]s. If it answers "No evidence", say so instead of inventing. Example: {"query":"which ports does the agent use","budget":800}."#
+            }
+            ToolName::Length => {
+                r#"Check it before reading. Example: {"opaque_reference":"internal://<id>"}."#
+            }
+            ToolName::Slice => {
+                r#"Prefer it to a full read. Example, the last 2000 chars: {"opaque_reference":"internal://<id>","start_index":-2000,"length":2000}."#
+            }
+            ToolName::Lines => {
+                r#"Example: {"opaque_reference":"internal://<id>","start_line":0,"line_count":50}."#
+            }
+            ToolName::Grep => {
+                r#"Line numbers work with internal_resource_read_lines. Example: {"opaque_reference":"internal://<id>","pattern":"(?i)error|timeout","window":2}."#
+            }
+            ToolName::Query => {
+                r#"Example: {"opaque_reference":"internal://<id>","jq":".items | length"}."#
+            }
+            ToolName::Read => "Prefer slice, lines, grep or query.",
+        }
+    }
+
+    /// The full description: summary, then usage.
+    pub fn description(self) -> String {
+        format!("{} {}", self.summary(), self.usage())
+    }
+
+    fn schema(self) -> Map<String, Value> {
+        match self {
+            ToolName::Search => schema_of::<SearchParams>(),
+            ToolName::Get => schema_of::<GetParams>(),
+            ToolName::Evidence => schema_of::<EvidenceParams>(),
+            ToolName::Length | ToolName::Read => schema_of::<RefParams>(),
+            ToolName::Slice => schema_of::<SliceParams>(),
+            ToolName::Lines => schema_of::<LinesParams>(),
+            ToolName::Grep => schema_of::<GrepParams>(),
+            ToolName::Query => schema_of::<QueryParams>(),
+        }
+    }
+}
+
+/// Which tools a server offers and with which arguments.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct ToolSet {
+    /// Include the `internal_resource_*` tools.
+    pub relay: bool,
+    /// Add the optional `segment` argument (server started with `--root`).
+    pub segments: bool,
+}
+
+/// Description of the `segment` argument under `--root`.
+const SEGMENT_DOC: &str = "Segment name; omit for the default.";
+
+/// The MCP definition of one tool.
+pub fn definition(name: ToolName, set: ToolSet) -> Tool {
+    let mut schema = name.schema();
+    if set.segments
+        && let Some(Value::Object(props)) = schema.get_mut("properties")
+    {
+        props.insert(
+            "segment".into(),
+            serde_json::json!({"type": "string", "description": SEGMENT_DOC}),
+        );
+    }
+    Tool::new(name.as_str(), name.description(), Arc::new(schema))
+        .with_annotations(ToolAnnotations::new().read_only(true))
+}
+
+/// The names of the tools of `set`, in `tools/list` order.
+pub fn listed(set: ToolSet) -> Vec<ToolName> {
+    ToolName::ALL
+        .into_iter()
+        .filter(|t| set.relay || !t.is_relay())
+        .collect()
+}
+
+/// The tools of `set`, in `tools/list` order.
+pub fn definitions(set: ToolSet) -> Vec<Tool> {
+    listed(set)
+        .into_iter()
+        .map(|t| definition(t, set))
+        .collect()
+}
+
+/// A tool in the shape another agent framework takes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+pub enum Format {
+    /// MCP `tools/list` objects.
+    #[default]
+    Mcp,
+    /// OpenAI function tools: `{"type":"function","function":{…}}`.
+    Openai,
+    /// Anthropic tools: `{"name","description","input_schema"}`.
+    Anthropic,
+}
+
+/// `tool` rendered in `format`.
+pub fn render(tool: &Tool, format: Format) -> Value {
+    let schema = Value::Object(JsonObject::clone(&tool.input_schema));
+    let description = tool.description.as_deref().unwrap_or_default();
+    match format {
+        Format::Mcp => serde_json::to_value(tool).unwrap_or(Value::Null),
+        Format::Openai => serde_json::json!({
+            "type": "function",
+            "function": {"name": tool.name, "description": description, "parameters": schema},
+        }),
+        Format::Anthropic => serde_json::json!({
+            "name": tool.name, "description": description, "input_schema": schema,
+        }),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn schemas_are_compact_and_complete() {
+        let tool = definition(ToolName::Get, ToolSet::default());
+        let schema = Value::Object(JsonObject::clone(&tool.input_schema));
+        assert_eq!(schema["type"], "object");
+        assert_eq!(schema["required"], serde_json::json!(["ids"]));
+        assert_eq!(schema["properties"]["budget"]["type"], "integer");
+        assert_eq!(
+            schema["properties"]["mode"]["enum"],
+            serde_json::json!(["raw", "excerpt", "skeleton"])
+        );
+        let text = schema.to_string();
+        for absent in ["$schema", "null", "format", "$defs", "title"] {
+            assert!(!text.contains(absent), "{absent} in {text}");
+        }
+    }
+
+    #[test]
+    fn relay_tools_only_when_asked() {
+        let base = definitions(ToolSet::default());
+        assert_eq!(base.len(), 3);
+        let all = definitions(ToolSet {
+            relay: true,
+            segments: true,
+        });
+        assert_eq!(all.len(), 9);
+        assert!(
+            all.iter()
+                .all(|t| t.input_schema["properties"].get("segment").is_some())
+        );
+    }
+}

@@ -1,0 +1,212 @@
+//! Shared setup for the MCP tests: the installed clients, a served segment with
+//! boxed values, and a pyclient runner.
+
+use std::collections::HashMap;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::OnceLock;
+
+use serde_json::{Value, json};
+
+use super::super::util::{Env, repo};
+
+/// Paths from `.test-tools/paths.env`.
+pub(super) struct TestTools(HashMap<String, PathBuf>);
+
+impl TestTools {
+    pub(super) fn get(&self, key: &str) -> &Path {
+        self.0
+            .get(key)
+            .unwrap_or_else(|| panic!("{key} missing from .test-tools/paths.env"))
+    }
+}
+
+pub(super) fn test_tools() -> &'static TestTools {
+    static TOOLS: OnceLock<TestTools> = OnceLock::new();
+    TOOLS.get_or_init(|| {
+        let script = repo().join("scripts/setup-test-tools.sh");
+        let out = Command::new("bash")
+            .arg(&script)
+            .output()
+            .expect("run scripts/setup-test-tools.sh");
+        assert!(
+            out.status.success(),
+            "scripts/setup-test-tools.sh failed; the MCP tests need its clients and are never skipped\nstderr:\n{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let env = std::fs::read_to_string(repo().join(".test-tools/paths.env"))
+            .expect("read .test-tools/paths.env");
+        TestTools(
+            env.lines()
+                .filter_map(|l| l.split_once('='))
+                .map(|(k, v)| (k.to_string(), PathBuf::from(v)))
+                .collect(),
+        )
+    })
+}
+
+pub(super) fn ctx_bin() -> String {
+    assert_cmd::cargo::cargo_bin("ctx")
+        .to_string_lossy()
+        .into_owned()
+}
+
+/// A built copy of `fixtures/demo` with three boxed values.
+pub(super) struct Served {
+    pub(super) env: Env,
+    /// 3000 lines `log line <i>`, session `default`.
+    pub(super) log: String,
+    pub(super) log_ref: String,
+    /// `{"items":[{"name":"item<i>","n":<i>}…]}` (300 items), session `default`.
+    pub(super) json: String,
+    pub(super) json_ref: String,
+    /// A value of session `other`.
+    pub(super) other_ref: String,
+}
+
+impl Served {
+    pub(super) fn new() -> Served {
+        test_tools();
+        let env = Env::fixture("demo");
+        env.ctx(&["build", "-q"]).assert().success();
+        let log: String = (0..3000).map(|i| format!("log line {i}\n")).collect();
+        let items: Vec<Value> = (0..300)
+            .map(|i| json!({"name": format!("item{i}"), "n": i}))
+            .collect();
+        let json = json!({ "items": items }).to_string();
+        let log_ref = box_value(&env, &log, "default");
+        let json_ref = box_value(&env, &json, "default");
+        let other_ref = box_value(&env, "another session's value\n", "other");
+        Served {
+            env,
+            log,
+            log_ref,
+            json,
+            json_ref,
+            other_ref,
+        }
+    }
+
+    pub(super) fn path(&self) -> String {
+        self.env.path().to_string_lossy().into_owned()
+    }
+
+    /// The server command line.
+    pub(super) fn command(&self) -> Vec<String> {
+        vec![
+            ctx_bin(),
+            "mcp".into(),
+            "-s".into(),
+            self.path(),
+            "--no-build".into(),
+            "--session".into(),
+            "default".into(),
+        ]
+    }
+
+    /// Hit IDs of `ctx search --json` (the CLI path of the same search).
+    pub(super) fn cli_search(&self, query: &str, k: usize) -> Vec<String> {
+        let out = self
+            .env
+            .json(&["search", "--no-build", "-k", &k.to_string(), query]);
+        ids(&out["hits"])
+    }
+}
+
+pub(super) fn box_value(env: &Env, value: &str, session: &str) -> String {
+    let mut child = Command::new(ctx_bin())
+        .args(["-s", &env.path().to_string_lossy(), "box", "--tool", "t"])
+        .args(["--threshold-chars", "10", "--session", session])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn ctx box");
+    child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(value.as_bytes())
+        .expect("write");
+    let out = child.wait_with_output().expect("ctx box");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout)
+        .expect("utf8")
+        .trim()
+        .to_string()
+}
+
+pub(super) fn ids(hits: &Value) -> Vec<String> {
+    hits.as_array()
+        .expect("array of hits")
+        .iter()
+        .map(|h| h["id"].as_str().expect("id").to_string())
+        .collect()
+}
+
+/// Runs a pyclient script (dumps only what the server sent) and returns its report.
+pub(super) fn pyclient(mode: &str, command: &[String], steps: Value) -> Value {
+    let script = json!({"mode": mode, "command": command, "steps": steps, "exclude_unset": true, "timeout": 120});
+    let tools = test_tools();
+    let mut child = Command::new(tools.get("CTX_TT_PYTHON"))
+        .arg(tools.get("CTX_TT_PYCLIENT"))
+        .arg("-")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn pyclient");
+    child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(script.to_string().as_bytes())
+        .expect("write script");
+    let out = child.wait_with_output().expect("pyclient");
+    assert!(
+        out.status.success(),
+        "pyclient {mode} failed: {:?}\nstdout: {}\nstderr: {}",
+        out.status,
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).expect("pyclient prints one JSON document")
+}
+
+pub(super) fn call(name: &str, arguments: Value) -> Value {
+    json!({"op": "call_tool", "name": name, "arguments": arguments})
+}
+
+/// Text of content block `i` of a tool result.
+pub(super) fn text(result: &Value, i: usize) -> &str {
+    result["content"][i]["text"]
+        .as_str()
+        .unwrap_or_else(|| panic!("no text block {i} in {result}"))
+}
+
+pub(super) fn assert_ok(result: &Value) {
+    assert_eq!(result["isError"], false, "{result}");
+}
+
+pub(super) fn assert_tool_error(result: &Value, says: &str) {
+    assert_eq!(result["isError"], true, "{result}");
+    let message = text(result, 0);
+    assert!(message.contains(says), "expected `{says}` in: {message}");
+}
+
+pub(super) const ALL_TOOLS: [&str; 9] = [
+    "ctx_search",
+    "ctx_get",
+    "ctx_evidence",
+    "internal_resource_length",
+    "internal_resource_read_slice",
+    "internal_resource_read_lines",
+    "internal_resource_grep",
+    "internal_resource_query",
+    "internal_resource_read",
+];
