@@ -28,6 +28,8 @@ pub enum Slip {
     StringifiedArguments,
     /// A missing closing bracket at the end of the text.
     Unclosed,
+    /// `null` given for an optional argument (dropped: null means "not given").
+    NullOptional,
 }
 
 /// A call extracted from text.
@@ -258,6 +260,22 @@ fn string_literal(s: &str, start: usize) -> Result<(String, usize), String> {
         }
     }
     Err(format!("unterminated string starting at byte {start}"))
+}
+
+/// Drops `null`-valued arguments that the schema does not require; models often
+/// write `"doc": null` for "no filter". Returns whether anything was dropped.
+pub fn drop_null_optionals(arguments: &mut Value, schema: &Value) -> bool {
+    let required: Vec<&str> = schema
+        .get("required")
+        .and_then(Value::as_array)
+        .map(|r| r.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default();
+    let Some(obj) = arguments.as_object_mut() else {
+        return false;
+    };
+    let before = obj.len();
+    obj.retain(|k, v| !v.is_null() || required.contains(&k.as_str()));
+    obj.len() != before
 }
 
 /// Schema problems of `arguments`, each as `path: message`.

@@ -4,6 +4,7 @@ mod util;
 
 mod architecture;
 mod build;
+mod call;
 mod chunk_props;
 mod crash;
 mod errors;

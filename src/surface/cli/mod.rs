@@ -4,6 +4,7 @@
 //! like grep; 2 an error (bad input, I/O), with a message naming the input.
 
 mod build;
+mod call;
 mod eval;
 mod history;
 mod mcp;
@@ -85,6 +86,8 @@ pub enum Command {
     },
     /// Serve the pack and the relay store as MCP tools over stdio (logs on stderr).
     Mcp(mcp::McpArgs),
+    /// Run (or check) a tool call written as text by a model: extract, repair, validate.
+    Call(call::CallArgs),
     /// Print the MCP tools as JSON definitions (MCP, OpenAI or Anthropic shape).
     Tools(tools::ToolsArgs),
 }
@@ -149,6 +152,7 @@ fn dispatch(cli: &Cli, p: &Printer) -> anyhow::Result<ExitCode> {
         Command::Relay { cmd } => relay::relay_cmd(cli, p, cmd),
         Command::History { cmd } => history::history_cmd(cli, p, cmd),
         Command::Mcp(args) => mcp::mcp(cli, p, args),
+        Command::Call(args) => call::call(cli, p, args),
         Command::Tools(args) => tools::tools(cli, p, args),
     }
 }
