@@ -7,5 +7,6 @@ mod build;
 mod chunk_props;
 mod crash;
 mod errors;
+mod proxy;
 mod relay;
 mod search;

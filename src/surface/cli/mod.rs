@@ -68,12 +68,8 @@ pub enum Command {
     Resolve(relay::ResolveArgs),
     /// Replace references in a JSON document on stdin with their values.
     Unbox(relay::UnboxArgs),
-    /// Relay maintenance.
-    Relay {
-        /// What to do.
-        #[command(subcommand)]
-        cmd: relay::RelayCmd,
-    },
+    /// MCP proxy that boxes large results (`ctx relay -- <server command>`), or relay maintenance.
+    Relay(relay::RelayArgs),
 }
 
 /// Runs the CLI with `args` (including the program name).
@@ -133,6 +129,6 @@ fn dispatch(cli: &Cli, p: &Printer) -> anyhow::Result<ExitCode> {
         Command::Box(args) => relay::box_cmd(cli, p, args),
         Command::Resolve(args) => relay::resolve_cmd(cli, p, args),
         Command::Unbox(args) => relay::unbox_cmd(cli, p, args),
-        Command::Relay { cmd } => relay::relay_cmd(cli, p, cmd),
+        Command::Relay(args) => relay::relay_cmd(cli, p, args),
     }
 }
