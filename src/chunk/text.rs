@@ -19,9 +19,9 @@
 //!   Input that is not JSON is chunked as text with a note.
 //!
 //! HTML is chunked with [`chunk_text`] if the caller wants it indexed: nothing is
-//! stripped, since ranges must tile the stored value. Packing measures the joined
-//! text of a growing piece each time (estimates are not additive across joins;
-//! a piece is at most `max_chunk_tokens`, so each measure is cheap).
+//! stripped, since ranges must tile the stored value. Packing adds up estimates and,
+//! near the limit, measures the joined text (estimates are not additive across
+//! joins).
 
 use super::{Chunk, ChunkKind, ChunkNote, ChunkOptions, Chunked, id, line_of, line_range};
 use crate::tokens;
@@ -158,6 +158,7 @@ fn pack(
         return;
     };
     let mut group_start = first;
+    let mut tally = Tally::default();
     for unit in bounds.windows(2) {
         let (a, b) = (unit[0], unit[1]);
         let unit_tokens = tokens::estimate(&text[a..b]);
@@ -167,15 +168,65 @@ fn pack(
             }
             oversized(a, b, out);
             group_start = b;
+            tally = Tally::default();
             continue;
         }
-        if group_start < a && tokens::estimate(&text[group_start..b]) > max {
+        if group_start < a
+            && !tally.fits(unit_tokens, max, || tokens::estimate(&text[group_start..b]))
+        {
             out.push((group_start, a));
             group_start = a;
+            tally = Tally::starting(unit_tokens);
+        } else if group_start == a {
+            tally = Tally::starting(unit_tokens);
         }
     }
     if group_start < last {
         out.push((group_start, last));
+    }
+}
+
+/// Token count of a growing piece without re-estimating it at every step.
+///
+/// Estimates are not additive: joining two texts can cost a little more or less
+/// than the parts (a space merging into the next word, a split punctuation run).
+/// The tally keeps the exact estimate of the piece as last measured plus the sum
+/// of the units added since, and allows [`JOIN_SLACK`] tokens per join; only when
+/// that bound could pass the budget is the joined text measured again.
+#[derive(Debug, Default, Clone, Copy)]
+struct Tally {
+    exact: usize,
+    since: usize,
+    joins: usize,
+}
+
+/// Most tokens one join can add beyond the sum of its parts.
+const JOIN_SLACK: usize = 2;
+
+impl Tally {
+    fn starting(tokens: usize) -> Tally {
+        Tally {
+            exact: tokens,
+            since: 0,
+            joins: 0,
+        }
+    }
+
+    /// Adds a unit if the piece stays within `max`; `measure` estimates the piece
+    /// with the unit joined.
+    fn fits(&mut self, unit: usize, max: usize, measure: impl FnOnce() -> usize) -> bool {
+        let bound = self.exact + self.since + unit + (self.joins + 1) * JOIN_SLACK;
+        if bound <= max {
+            self.since += unit;
+            self.joins += 1;
+            return true;
+        }
+        let joined = measure();
+        if joined > max {
+            return false;
+        }
+        *self = Tally::starting(joined);
+        true
     }
 }
 
@@ -215,22 +266,20 @@ fn cut_line(text: &str, start: usize, end: usize, max: usize, out: &mut Spans) {
     let mut at = start;
     while at < end {
         let rest = &text[at..end];
-        if tokens::estimate(rest) <= max {
-            out.push((at, end));
-            return;
-        }
         // Longest prefix that fits: grow by doubling, then binary search, so the
-        // cost is proportional to the piece and does not assume bytes per token.
+        // cost is proportional to the piece (never to the rest of a huge line)
+        // and does not assume bytes per token. Estimates grow with the prefix.
         let fits = |len: usize| tokens::estimate(&rest[..floor_boundary(rest, len)]) <= max;
-        // `low` always fits and `high` never does (the whole rest does not).
         let (mut low, mut high) = (0, 64.min(rest.len()));
-        while high < rest.len() && fits(high) {
+        while fits(high) {
+            if high == rest.len() {
+                out.push((at, end));
+                return;
+            }
             low = high;
             high = (high * 2).min(rest.len());
         }
-        if high == rest.len() || fits(high) {
-            high = rest.len();
-        }
+        // `low` fits and `high` does not.
         while low + 1 < high {
             let mid = low + (high - low) / 2;
             if fits(mid) { low = mid } else { high = mid }
@@ -317,6 +366,7 @@ fn split_json(
         .chain(std::iter::once(end))
         .collect();
     let mut group: Vec<usize> = Vec::new();
+    let mut tally = Tally::default();
     let flush = |group: &mut Vec<usize>, out: &mut Vec<Piece>| {
         let (Some(&first), Some(&last)) = (group.first(), group.last()) else {
             return;
@@ -341,6 +391,7 @@ fn split_json(
         let member_tokens = tokens::estimate(&text[bounds[i]..bounds[i + 1]]);
         if member_tokens > max {
             flush(&mut group, out);
+            tally = Tally::default();
             let mut inner = title.to_vec();
             inner.push(member.label.clone());
             split_json(
@@ -353,10 +404,15 @@ fn split_json(
             );
             continue;
         }
-        if let Some(&g0) = group.first()
-            && tokens::estimate(&text[bounds[g0]..bounds[i + 1]]) > max
-        {
-            flush(&mut group, out);
+        match group.first() {
+            Some(&g0) => {
+                let joined = || tokens::estimate(&text[bounds[g0]..bounds[i + 1]]);
+                if !tally.fits(member_tokens, max, joined) {
+                    flush(&mut group, out);
+                    tally = Tally::starting(member_tokens);
+                }
+            }
+            None => tally = Tally::starting(member_tokens),
         }
         group.push(i);
     }

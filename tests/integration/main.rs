@@ -11,5 +11,6 @@ mod errors;
 mod history;
 mod ids;
 mod mcp;
+mod proxy;
 mod relay;
 mod search;

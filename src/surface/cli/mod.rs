@@ -78,18 +78,14 @@ pub enum Command {
         #[command(subcommand)]
         cmd: history::HistoryCmd,
     },
-    /// Relay maintenance.
-    Relay {
-        /// What to do.
-        #[command(subcommand)]
-        cmd: relay::RelayCmd,
-    },
     /// Serve the pack and the relay store as MCP tools over stdio (logs on stderr).
     Mcp(mcp::McpArgs),
     /// Run (or check) a tool call written as text by a model: extract, repair, validate.
     Call(call::CallArgs),
     /// Print the MCP tools as JSON definitions (MCP, OpenAI or Anthropic shape).
     Tools(tools::ToolsArgs),
+    /// MCP proxy that boxes large results (`ctx relay -- <server command>`), or relay maintenance.
+    Relay(relay::RelayArgs),
 }
 
 /// Runs the CLI with `args` (including the program name).
@@ -149,7 +145,7 @@ fn dispatch(cli: &Cli, p: &Printer) -> anyhow::Result<ExitCode> {
         Command::Box(args) => relay::box_cmd(cli, p, args),
         Command::Resolve(args) => relay::resolve_cmd(cli, p, args),
         Command::Unbox(args) => relay::unbox_cmd(cli, p, args),
-        Command::Relay { cmd } => relay::relay_cmd(cli, p, cmd),
+        Command::Relay(args) => relay::relay_cmd(cli, p, args),
         Command::History { cmd } => history::history_cmd(cli, p, cmd),
         Command::Mcp(args) => mcp::mcp(cli, p, args),
         Command::Call(args) => call::call(cli, p, args),

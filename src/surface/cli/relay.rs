@@ -1,4 +1,4 @@
-//! `ctx box`, `ctx resolve`, `ctx unbox`, `ctx relay gc`.
+//! `ctx box`, `ctx resolve`, `ctx unbox`, `ctx relay` (the MCP proxy) and `ctx relay gc`.
 
 use std::io::{Read, Write};
 use std::process::ExitCode;
@@ -174,6 +174,57 @@ pub enum RelayCmd {
         #[arg(long, default_value = ".jsonl")]
         suffix: String,
     },
+}
+
+const PROXY_HELP: &str = "\
+Proxy: `ctx relay [OPTIONS] -- <server command...>` starts the MCP server as a child and relays
+stdio both ways. Results over --threshold are stored under _ctx/relay/<session>/ (searchable)
+and replaced by a preview, an `internal://` reference and a `resource_link`; references passed
+as tool arguments are replaced by the stored value; `resources/read` of a reference is answered.
+Added tools: internal_resource_{read,read_slice,length,read_lines,grep,query}, ctx_search, ctx_get
+(renamed `ctx_<name>` when the server has a tool of that name).
+Choices: `outputSchema` is removed from the listed tools (clients reject boxed results without
+schema-valid structuredContent); large structuredContent is boxed as JSON and removed, or dropped
+when it only repeats a boxed text block; image/audio/blob data passes through below
+--binary-threshold and is boxed as exact base64 above it. Examples:
+  ctx relay --threshold 4000 -s ~/project -- npx -y @modelcontextprotocol/server-filesystem ~/data
+  ctx relay gc --older-than 7d";
+
+/// Arguments of `ctx relay`: the proxy, or a maintenance subcommand.
+#[derive(Debug, Args)]
+#[command(args_conflicts_with_subcommands = true, after_long_help = PROXY_HELP)]
+pub struct RelayArgs {
+    /// Maintenance instead of the proxy.
+    #[command(subcommand)]
+    pub cmd: Option<RelayCmd>,
+    #[command(flatten)]
+    pub proxy: ProxyArgs,
+    /// The MCP server to start, after `--`.
+    #[arg(last = true, value_name = "SERVER_COMMAND")]
+    pub command: Vec<String>,
+}
+
+/// Options of the proxy.
+#[derive(Debug, Args)]
+pub struct ProxyArgs {
+    /// Box results over this many estimated tokens (default: ctx.toml `relay.threshold_tokens`, else 10000).
+    #[arg(long, value_name = "TOKENS")]
+    pub threshold: Option<usize>,
+    /// Box image, audio and blob payloads over this many bytes of base64.
+    #[arg(long, value_name = "BYTES", default_value_t = 1 << 20)]
+    pub binary_threshold: usize,
+    /// Session of the references (default: a new `proxy-<random>` per run); reuse a name to keep references across restarts.
+    #[arg(long)]
+    pub session: Option<String>,
+    /// Do not check tool arguments against the tool's inputSchema.
+    #[arg(long)]
+    pub no_validate: bool,
+    /// Answer a tool call the server has not answered after this many seconds with an error.
+    #[arg(long, value_name = "SECS", default_value_t = 300.0)]
+    pub call_timeout: f64,
+    /// Append each tool call and result, as the client saw them, to this file (JSON lines).
+    #[arg(long, value_name = "FILE")]
+    pub record: Option<std::path::PathBuf>,
 }
 
 /// Parses `7d`, `12h`, `30m`, `45s` (or a plain number of seconds).
@@ -412,7 +463,60 @@ pub(super) fn unbox_cmd(cli: &Cli, _p: &Printer, args: &UnboxArgs) -> anyhow::Re
     Ok(ExitCode::SUCCESS)
 }
 
-pub(super) fn relay_cmd(cli: &Cli, p: &Printer, cmd: &RelayCmd) -> anyhow::Result<ExitCode> {
+pub(super) fn relay_cmd(cli: &Cli, p: &Printer, args: &RelayArgs) -> anyhow::Result<ExitCode> {
+    match (&args.cmd, args.command.is_empty()) {
+        (Some(cmd), true) => relay_maintenance(cli, p, cmd),
+        (Some(_), false) => Err(Error::Invalid(
+            "give `ctx relay` either a subcommand or a server command after `--`, not both".into(),
+        )
+        .into()),
+        (None, false) => proxy(cli, args),
+        (None, true) => Err(Error::Invalid(
+            "`ctx relay` needs a server command after `--`, e.g. `ctx relay -- npx -y @modelcontextprotocol/server-filesystem ~/data`, or a subcommand, e.g. `ctx relay gc --older-than 7d`".into(),
+        )
+        .into()),
+    }
+}
+
+fn proxy(cli: &Cli, args: &RelayArgs) -> anyhow::Result<ExitCode> {
+    let (seg, settings) = open(cli)?;
+    let opts = &args.proxy;
+    let threshold_tokens = opts
+        .threshold
+        .unwrap_or(match settings.relay.threshold_chars {
+            Some(chars) => chars.div_ceil(4),
+            None => settings.relay.threshold_tokens,
+        });
+    let session = match &opts.session {
+        Some(s) => store::check_session(s)?,
+        None => {
+            let id =
+                crate::relay::reference::new_id().map_err(|e| Error::Invalid(e.to_string()))?;
+            format!("proxy-{}", id.as_str())
+        }
+    };
+    if !(opts.call_timeout.is_finite() && opts.call_timeout > 0.0) {
+        return Err(Error::Invalid(format!(
+            "--call-timeout {} is not a positive number of seconds",
+            opts.call_timeout
+        ))
+        .into());
+    }
+    crate::surface::proxy::run(crate::surface::proxy::ProxyOptions {
+        command: args.command.clone(),
+        seg,
+        settings,
+        session,
+        threshold_tokens: threshold_tokens.max(1),
+        binary_threshold: opts.binary_threshold,
+        validate: !opts.no_validate,
+        call_timeout: Duration::from_secs_f64(opts.call_timeout),
+        record: opts.record.clone(),
+        verbose: cli.verbose > 0,
+    })
+}
+
+fn relay_maintenance(cli: &Cli, p: &Printer, cmd: &RelayCmd) -> anyhow::Result<ExitCode> {
     if let RelayCmd::Check {
         case,
         transcript,
