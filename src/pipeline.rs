@@ -244,6 +244,9 @@ pub fn build(seg: &Segment, settings: &Settings, opts: &BuildOptions<'_>) -> Res
 
     write_pack(seg, settings, &catalog)?;
     catalog.set_meta("pack_generation", &generation.to_string())?;
+    // Best effort: a reader holding an old snapshot can block truncation, which
+    // only costs disk until the next build.
+    let _ = catalog.checkpoint();
     if let Some(p) = opts.progress {
         p.finish();
     }
@@ -364,8 +367,8 @@ struct Header<'a> {
     index: Vec<pack::IndexEntry>,
 }
 
-/// Writes the pack from the catalog: metadata first, then the stored chunk JSON
-/// streamed as is, so a pack costs one pass over the catalog.
+/// Writes the pack from the catalog: metadata first, then the chunks streamed
+/// one by one, so a pack costs one pass over the catalog and no second copy.
 fn write_pack(seg: &Segment, settings: &Settings, catalog: &Catalog) -> Result<()> {
     let mut files: Vec<(String, FileRow)> = catalog.files()?.into_iter().collect();
     files.sort_by(|a, b| a.0.cmp(&b.0));
@@ -411,14 +414,14 @@ fn write_pack(seg: &Segment, settings: &Settings, catalog: &Catalog) -> Result<(
         w.write_all(&head.as_bytes()[..head.len() - 1])?;
         w.write_all(b",\"chunks\":[")?;
         let mut first = true;
-        let r = catalog.for_each_chunk_json(|json| {
+        let r = catalog.for_each_chunk(|chunk| {
+            let io =
+                |e: std::io::Error| crate::error::Error::io("cannot write", seg.pack_path(), e);
             if !first {
-                w.write_all(b",")
-                    .map_err(|e| crate::error::Error::io("cannot write", seg.pack_path(), e))?;
+                w.write_all(b",").map_err(io)?;
             }
             first = false;
-            w.write_all(json.as_bytes())
-                .map_err(|e| crate::error::Error::io("cannot write", seg.pack_path(), e))
+            serde_json::to_writer(&mut *w, chunk).map_err(|e| io(e.into()))
         });
         if let Err(e) = r {
             failure = Some(e);

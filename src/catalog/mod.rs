@@ -120,6 +120,14 @@ impl Catalog {
             .map_err(|e| self.err(e))
     }
 
+    /// Moves the write-ahead log into the database file and truncates it, so a
+    /// big build does not leave a WAL the size of its transaction behind.
+    pub fn checkpoint(&self) -> Result<()> {
+        self.conn
+            .execute_batch("PRAGMA wal_checkpoint(TRUNCATE);")
+            .map_err(|e| self.err(e))
+    }
+
     /// The committed build generation (0 before the first build).
     pub fn generation(&self) -> Result<u64> {
         Ok(self
@@ -165,27 +173,28 @@ impl Catalog {
 
     /// A chunk by ID.
     pub fn chunk(&self, id: &str) -> Result<Option<Chunk>> {
-        let json: Option<String> = self
+        let row: Option<(String, Vec<u8>)> = self
             .conn
-            .query_row("SELECT json FROM chunks WHERE id = ?1", [id], |r| r.get(0))
+            .query_row("SELECT meta, body FROM chunks WHERE id = ?1", [id], |r| {
+                Ok((r.get(0)?, r.get(1)?))
+            })
             .optional()
             .map_err(|e| self.err(e))?;
-        json.map(|j| decode(&self.path, &j)).transpose()
+        row.map(|(m, b)| decode(&self.path, &m, &b)).transpose()
     }
 
     /// The chunk now at the same document and heading path as a vanished ID.
     pub fn chunk_at(&self, doc: &str, title_path: &[String]) -> Result<Option<Chunk>> {
-        let norm = id::normalize_title_path(title_path);
-        let json: Option<String> = self
+        let row: Option<(String, Vec<u8>)> = self
             .conn
             .query_row(
-                "SELECT json FROM chunks WHERE doc = ?1 AND title_norm = ?2 ORDER BY ordinal LIMIT 1",
-                params![doc, norm],
-                |r| r.get(0),
+                "SELECT meta, body FROM chunks WHERE doc = ?1 AND title_hash = ?2 ORDER BY ordinal LIMIT 1",
+                params![doc, title_hash(title_path)],
+                |r| Ok((r.get(0)?, r.get(1)?)),
             )
             .optional()
             .map_err(|e| self.err(e))?;
-        json.map(|j| decode(&self.path, &j)).transpose()
+        row.map(|(m, b)| decode(&self.path, &m, &b)).transpose()
     }
 
     /// Where a retired ID was: `(doc, title_path)`.
@@ -236,17 +245,23 @@ impl Catalog {
             .map_err(|e| self.err(e))
     }
 
-    /// Calls `f` with the stored JSON of every `docs` chunk in document order.
-    pub fn for_each_chunk_json(&self, mut f: impl FnMut(&str) -> Result<()>) -> Result<()> {
+    /// Calls `f` with every `docs` chunk in document order.
+    pub fn for_each_chunk(&self, mut f: impl FnMut(&Chunk) -> Result<()>) -> Result<()> {
         let mut stmt = self
             .conn
-            .prepare("SELECT json FROM chunks WHERE scope = 'docs' ORDER BY doc, ordinal")
+            .prepare("SELECT meta, body FROM chunks WHERE scope = 'docs' ORDER BY doc, ordinal")
             .map_err(|e| self.err(e))?;
         let mut rows = stmt.query([]).map_err(|e| self.err(e))?;
         while let Some(row) = rows.next().map_err(|e| self.err(e))? {
-            let json: rusqlite::types::ValueRef<'_> = row.get_ref(0).map_err(|e| self.err(e))?;
-            let text = json.as_str().map_err(|e| self.err(e.into()))?;
-            f(text)?;
+            let meta = row
+                .get_ref(0)
+                .and_then(|v| Ok(v.as_str()?))
+                .map_err(|e| self.err(e))?;
+            let body = row
+                .get_ref(1)
+                .and_then(|v| Ok(v.as_blob()?))
+                .map_err(|e| self.err(e))?;
+            f(&decode(&self.path, meta, body)?)?;
         }
         Ok(())
     }
@@ -290,24 +305,32 @@ impl Tx<'_> {
         let mut stmt = self
             .tx
             .prepare_cached(
-                "INSERT OR REPLACE INTO chunks(id, doc, ordinal, gen, title_path, title_norm, token_est, scope, json)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+                "INSERT OR REPLACE INTO chunks(id, doc, ordinal, gen, title_path, title_hash, token_est, scope, meta, body)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
             )
             .map_err(|e| self.err(e))?;
         for (ordinal, c) in chunks.iter().enumerate() {
-            let json = serde_json::to_string(c).map_err(|e| Error::Invalid(e.to_string()))?;
-            let tp =
-                serde_json::to_string(&c.title_path).map_err(|e| Error::Invalid(e.to_string()))?;
+            let bad = |e: serde_json::Error| {
+                Error::Invalid(format!("cannot encode chunk `{}`: {e}", c.id))
+            };
+            let meta = serde_json::to_string(&Chunk {
+                text: String::new(),
+                ..c.clone()
+            })
+            .map_err(bad)?;
+            let tp = serde_json::to_string(&c.title_path).map_err(bad)?;
+            let body = lz4_flex::compress_prepend_size(c.text.as_bytes());
             stmt.execute(params![
                 c.id,
                 c.doc,
                 ordinal as i64,
                 gen_ as i64,
                 tp,
-                id::normalize_title_path(&c.title_path),
+                title_hash(&c.title_path),
                 c.token_est as i64,
                 scope,
-                json
+                meta,
+                body
             ])
             .map_err(|e| self.err(e))?;
         }
@@ -327,9 +350,11 @@ impl Tx<'_> {
     pub fn retire_old_chunks(&self, doc: &str, gen_: u64) -> Result<()> {
         self.tx
             .prepare_cached(
-                "INSERT OR REPLACE INTO retired(id, doc, title_path, title_norm, gen)
-                 SELECT id, doc, title_path, title_norm, ?2 FROM chunks
-                 WHERE doc = ?1 AND gen < ?2 AND id NOT IN (SELECT id FROM chunks WHERE gen = ?2)",
+                // `id` is the primary key: a chunk this build wrote again was
+                // replaced at generation ?2, so `gen < ?2` leaves only vanished IDs.
+                "INSERT OR REPLACE INTO retired(id, doc, title_path, title_hash, gen)
+                 SELECT id, doc, title_path, title_hash, ?2 FROM chunks
+                 WHERE doc = ?1 AND gen < ?2",
             )
             .and_then(|mut s| s.execute(params![doc, gen_ as i64]))
             .map(|_| ())
@@ -397,13 +422,23 @@ impl Tx<'_> {
     }
 }
 
-fn decode(path: &Path, json: &str) -> Result<Chunk> {
-    serde_json::from_str(json).map_err(|e| Error::BadPack {
+fn decode(path: &Path, meta: &str, body: &[u8]) -> Result<Chunk> {
+    let bad = |message: String| Error::BadPack {
         path: path.to_path_buf(),
         message: format!(
-            "a catalog chunk row is not a chunk ({e}); rebuild with `ctx build --full`"
+            "a catalog chunk row is damaged ({message}); rebuild with `ctx build --full`"
         ),
-    })
+    };
+    let mut chunk: Chunk = serde_json::from_str(meta).map_err(|e| bad(e.to_string()))?;
+    let text = lz4_flex::decompress_size_prepended(body).map_err(|e| bad(e.to_string()))?;
+    chunk.text = String::from_utf8(text).map_err(|e| bad(e.to_string()))?;
+    Ok(chunk)
+}
+
+/// 63-bit hash of the normalized title path (indexed instead of the string).
+pub fn title_hash(title_path: &[String]) -> i64 {
+    let hex = crate::hash::sha1_hex(id::normalize_title_path(title_path).as_bytes());
+    i64::from_str_radix(&hex[..15], 16).unwrap_or(0)
 }
 
 fn err(path: &Path, source: rusqlite::Error) -> Error {

@@ -1,4 +1,4 @@
--- ctx catalog, schema 1. Derived data: deleting context.db forces a full rebuild.
+-- ctx catalog, schema 2 (meta.catalog_schema). Derived data: deleting context.db forces a full rebuild.
 CREATE TABLE IF NOT EXISTS meta (
     key   TEXT PRIMARY KEY,
     value TEXT NOT NULL
@@ -19,20 +19,22 @@ CREATE TABLE IF NOT EXISTS chunks (
     ordinal    INTEGER NOT NULL,
     gen        INTEGER NOT NULL,
     title_path TEXT NOT NULL,   -- JSON array
-    title_norm TEXT NOT NULL,   -- normalized path, for stale-ID lookups
+    title_hash INTEGER NOT NULL,-- hash of the normalized path, for stale-ID lookups
     token_est  INTEGER NOT NULL,
     scope      TEXT NOT NULL DEFAULT 'docs',
-    json       TEXT NOT NULL    -- the whole chunk as it appears in the pack
+    meta       TEXT NOT NULL,   -- the chunk as JSON, without its text
+    body       BLOB NOT NULL    -- the text, LZ4-compressed (size-prefixed): the
+                                -- catalog stays smaller than the sources
 );
 CREATE INDEX IF NOT EXISTS chunks_by_doc ON chunks (doc, ordinal);
-CREATE INDEX IF NOT EXISTS chunks_by_title ON chunks (doc, title_norm);
+CREATE INDEX IF NOT EXISTS chunks_by_title ON chunks (doc, title_hash);
 -- IDs that no longer exist, with where they were, so a stale ID can point to
 -- the chunk now at the same document and heading path.
 CREATE TABLE IF NOT EXISTS retired (
     id         TEXT PRIMARY KEY,
     doc        TEXT NOT NULL,
     title_path TEXT NOT NULL,
-    title_norm TEXT NOT NULL,
+    title_hash INTEGER NOT NULL,
     gen        INTEGER NOT NULL
 );
 -- Boxed relay values (the value itself is a file under _ctx/relay/<session>/).
