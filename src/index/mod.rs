@@ -1,5 +1,7 @@
-//! The tantivy index under `_ctx/index/`: BM25 over title path, body, document
-//! path and code symbols. Derived from the catalog; safe to delete.
+//! The tantivy index under `_ctx/index/`: BM25 over headings, body, document
+//! path and code symbols, one record per chunk, plus one record per document
+//! with its whole text for document-level scores. Derived from the catalog;
+//! safe to delete.
 
 pub mod reader;
 pub mod tokenizer;
@@ -22,12 +24,17 @@ pub use writer::IndexWriter;
 pub struct Fields {
     /// Chunk ID (stored, exact).
     pub id: Field,
-    /// Document path (exact; for per-document deletes and `--doc` filters).
+    /// Document path (exact and stored; for per-document deletes, `--doc`
+    /// filters and document-level scores).
     pub doc: Field,
+    /// Record type: [`REC_CHUNK`] or [`REC_DOC`] (exact).
+    pub rec: Field,
     /// Document path words.
     pub path: Field,
-    /// Heading path words (boosted).
-    pub title: Field,
+    /// The chunk's own (last) heading.
+    pub leaf: Field,
+    /// Headings between the document's title (first heading) and the leaf.
+    pub anc: Field,
     /// Chunk text.
     pub body: Field,
     /// Code symbol names and signatures (boosted).
@@ -36,7 +43,14 @@ pub struct Fields {
     pub kind: Field,
     /// `docs` or `relay` (exact).
     pub scope: Field,
+    /// Document record: the whole document's text.
+    pub dtext: Field,
 }
+
+/// `rec` of a chunk record.
+pub const REC_CHUNK: &str = "c";
+/// `rec` of a document record (one per document, for document-level scores).
+pub const REC_DOC: &str = "d";
 
 fn text(analyzer: &str) -> TextOptions {
     // Frequencies without positions: BM25 needs no more, and positions would
@@ -52,13 +66,16 @@ fn schema() -> (Schema, Fields) {
     let mut b = Schema::builder();
     let fields = Fields {
         id: b.add_text_field("id", STRING | STORED),
-        doc: b.add_text_field("doc", STRING),
+        doc: b.add_text_field("doc", STRING | STORED),
+        rec: b.add_text_field("rec", STRING),
         path: b.add_text_field("path", text(tokenizer::PLAIN)),
-        title: b.add_text_field("title", text(tokenizer::STEMMED)),
+        leaf: b.add_text_field("leaf", text(tokenizer::STEMMED)),
+        anc: b.add_text_field("anc", text(tokenizer::STEMMED)),
         body: b.add_text_field("body", text(tokenizer::STEMMED)),
         symbols: b.add_text_field("symbols", text(tokenizer::PLAIN)),
         kind: b.add_text_field("kind", STRING),
         scope: b.add_text_field("scope", STRING),
+        dtext: b.add_text_field("dtext", text(tokenizer::STEMMED)),
     };
     (b.build(), fields)
 }
@@ -75,6 +92,14 @@ impl SearchIndex {
     pub fn open_or_create(dir: &Path) -> Result<SearchIndex> {
         std::fs::create_dir_all(dir).map_err(|e| Error::io("cannot create", dir, e))?;
         let (schema, fields) = schema();
+        // An index written with other fields (an older ctx) is derived data:
+        // drop it, and the generation check in the build rebuilds it in full.
+        if dir.join("meta.json").exists()
+            && Index::open_in_dir(dir).is_ok_and(|old| old.schema() != schema)
+        {
+            std::fs::remove_dir_all(dir).map_err(|e| Error::io("cannot remove", dir, e))?;
+            std::fs::create_dir_all(dir).map_err(|e| Error::io("cannot create", dir, e))?;
+        }
         let mmap = MmapDirectory::open(dir).map_err(|e| index_err(dir, e))?;
         let index = Index::open_or_create(mmap, schema).map_err(|e| index_err(dir, e))?;
         Ok(Self::with(index, fields, dir))
@@ -88,7 +113,13 @@ impl SearchIndex {
             });
         }
         let index = Index::open_in_dir(dir).map_err(|e| index_err(dir, e))?;
-        let (_, fields) = schema();
+        let (schema, fields) = schema();
+        if index.schema() != schema {
+            return Err(index_err(
+                dir,
+                "the index was written by another version of ctx; run `ctx build`",
+            ));
+        }
         Ok(Self::with(index, fields, dir))
     }
 

@@ -6,17 +6,49 @@
 use std::path::{Path, PathBuf};
 
 use tantivy::collector::TopDocs;
-use tantivy::query::{BooleanQuery, BoostQuery, Occur, Query, TermQuery, TermSetQuery};
-use tantivy::schema::{IndexRecordOption, Value};
+use tantivy::query::{
+    Bm25StatisticsProvider, BooleanQuery, BoostQuery, ConstScoreQuery, Occur, Query, TermQuery,
+    TermSetQuery,
+};
+use tantivy::schema::{Field, IndexRecordOption, Value};
 use tantivy::{Index, ReloadPolicy, Searcher, TantivyDocument, Term};
 
-use super::{Fields, index_err, tokenizer};
+use super::{Fields, REC_CHUNK, REC_DOC, index_err, tokenizer};
 use crate::error::Result;
 
-/// Field boosts: headings and symbol names say more per word than body text.
-const TITLE_BOOST: f32 = 2.5;
+/// Field boosts of the chunk query. The body carries the chunk's own heading
+/// line already; heading fields add a little on top. Heavier heading boosts
+/// lose on both dev corpora: queries paraphrase rather than repeat headings, and
+/// in templated docs (KEPs) the same headings recur in every document.
+const LEAF_BOOST: f32 = 0.5;
+const ANCESTORS_BOOST: f32 = 0.25;
+const BODY_BOOST: f32 = 1.0;
 const SYMBOL_BOOST: f32 = 2.5;
-const PATH_BOOST: f32 = 1.0;
+const PATH_BOOST: f32 = 0.5;
+
+/// How many of the best documents lend their score to their chunks.
+const TOP_DOCS: usize = 20;
+/// Weight of the document score added to each chunk of one of the top documents.
+const DOC_WEIGHT: f32 = 1.0;
+
+/// BM25 statistics over one record type: chunk and document records share the
+/// index but are scored as two collections.
+struct Stats<'a> {
+    searcher: &'a Searcher,
+    records: u64,
+}
+
+impl Bm25StatisticsProvider for Stats<'_> {
+    fn total_num_tokens(&self, field: Field) -> tantivy::Result<u64> {
+        Bm25StatisticsProvider::total_num_tokens(self.searcher, field)
+    }
+    fn total_num_docs(&self) -> tantivy::Result<u64> {
+        Ok(self.records)
+    }
+    fn doc_freq(&self, term: &Term) -> tantivy::Result<u64> {
+        self.searcher.doc_freq(term)
+    }
+}
 
 /// Restrictions applied to a search.
 #[derive(Debug, Clone, Default)]
@@ -80,13 +112,68 @@ impl IndexReader {
 
     /// Number of chunks in the snapshot.
     pub fn num_docs(&self) -> u64 {
-        self.searcher.num_docs()
+        self.records(REC_CHUNK)
     }
 
-    /// Chunks containing stemmed `term` in their title or body.
+    /// Number of records of type `rec` (deleted ones included, as in the
+    /// document frequencies BM25 uses).
+    fn records(&self, rec: &str) -> u64 {
+        self.searcher
+            .doc_freq(&Term::from_field_text(self.fields.rec, rec))
+            .unwrap_or(0)
+    }
+
+    /// The [`TOP_DOCS`] best documents for the query `stemmed`, by BM25 over
+    /// whole documents' text (ties by path).
+    fn doc_scores(&self, stemmed: &[String], filter: &Filter) -> Result<Vec<(String, f32)>> {
+        let f = self.fields;
+        let mut should: Vec<(Occur, Box<dyn Query>)> = Vec::new();
+        for t in stemmed {
+            push_term(&mut should, f.dtext, t, 1.0);
+        }
+        if should.is_empty() {
+            return Ok(Vec::new());
+        }
+        let mut must: Vec<(Occur, Box<dyn Query>)> =
+            vec![(Occur::Must, Box::new(BooleanQuery::new(should)))];
+        if let Some(scope) = &filter.scope {
+            must.push((Occur::Must, set(f.scope, std::slice::from_ref(scope))));
+        }
+        if let Some(docs) = &filter.docs {
+            must.push((Occur::Must, set(f.doc, docs)));
+        }
+        let query = BooleanQuery::new(must);
+        let stats = Stats {
+            searcher: &self.searcher,
+            records: self.records(REC_DOC).max(1),
+        };
+        let top = self
+            .searcher
+            .search_with_statistics_provider(
+                &query,
+                &TopDocs::with_limit(TOP_DOCS + 8).order_by_score(),
+                &stats,
+            )
+            .map_err(|e| index_err(&self.dir, e))?;
+        let mut out = Vec::with_capacity(top.len());
+        for (score, addr) in top {
+            let doc: TantivyDocument = self
+                .searcher
+                .doc(addr)
+                .map_err(|e| index_err(&self.dir, e))?;
+            if let Some(d) = doc.get_first(f.doc).and_then(|v| v.as_str()) {
+                out.push((d.to_string(), score));
+            }
+        }
+        out.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+        out.truncate(TOP_DOCS);
+        Ok(out)
+    }
+
+    /// Chunks containing stemmed `term` in their headings or body (at most).
     pub fn doc_freq(&self, term: &str) -> u64 {
         let f = self.fields;
-        [f.title, f.body]
+        [f.leaf, f.anc, f.body]
             .iter()
             .map(|&field| {
                 self.searcher
@@ -99,25 +186,25 @@ impl IndexReader {
 
     /// The `limit` best chunks for `query`. Ranking does not depend on `limit`:
     /// ties are broken by ID.
+    ///
+    /// A chunk's score is its own BM25 (over its headings, text, path and
+    /// symbols) plus [`DOC_WEIGHT`] times the BM25 of its whole document when that
+    /// document is among the [`TOP_DOCS`] best. Where many documents share one
+    /// heading skeleton, the section text alone often cannot tell which
+    /// document a question is about; the document's text can.
     pub fn search(&self, query: &str, limit: usize, filter: &Filter) -> Result<Vec<ScoredId>> {
         let f = self.fields;
         let stemmed = self.query_terms(query);
         let plain = self.plain_terms(query);
         let mut should: Vec<(Occur, Box<dyn Query>)> = Vec::new();
-        let mut add = |field, term: &str, boost: f32| {
-            let q = TermQuery::new(
-                Term::from_field_text(field, term),
-                IndexRecordOption::WithFreqs,
-            );
-            should.push((Occur::Should, Box::new(BoostQuery::new(Box::new(q), boost))));
-        };
         for t in &stemmed {
-            add(f.title, t, TITLE_BOOST);
-            add(f.body, t, 1.0);
+            push_term(&mut should, f.leaf, t, LEAF_BOOST);
+            push_term(&mut should, f.anc, t, ANCESTORS_BOOST);
+            push_term(&mut should, f.body, t, BODY_BOOST);
         }
         for t in &plain {
-            add(f.symbols, t, SYMBOL_BOOST);
-            add(f.path, t, PATH_BOOST);
+            push_term(&mut should, f.symbols, t, SYMBOL_BOOST);
+            push_term(&mut should, f.path, t, PATH_BOOST);
         }
         if should.is_empty() {
             return Ok(Vec::new());
@@ -133,12 +220,27 @@ impl IndexReader {
         if let Some(docs) = &filter.docs {
             must.push((Occur::Must, set(f.doc, docs)));
         }
+        for (doc, score) in self.doc_scores(&stemmed, filter)? {
+            let q = TermQuery::new(Term::from_field_text(f.doc, &doc), IndexRecordOption::Basic);
+            must.push((
+                Occur::Should,
+                Box::new(ConstScoreQuery::new(Box::new(q), DOC_WEIGHT * score)),
+            ));
+        }
         let query = BooleanQuery::new(must);
+        let stats = Stats {
+            searcher: &self.searcher,
+            records: self.records(REC_CHUNK).max(1),
+        };
         // Over-fetch so ties at the cut are ordered by ID, independent of `limit`.
         let fetch = limit.saturating_mul(2).max(limit + 16);
         let top = self
             .searcher
-            .search(&query, &TopDocs::with_limit(fetch).order_by_score())
+            .search_with_statistics_provider(
+                &query,
+                &TopDocs::with_limit(fetch).order_by_score(),
+                &stats,
+            )
             .map_err(|e| index_err(&self.dir, e))?;
         let mut out = Vec::with_capacity(top.len());
         for (score, addr) in top {
@@ -164,7 +266,18 @@ impl IndexReader {
     }
 }
 
-fn set(field: tantivy::schema::Field, values: &[String]) -> Box<dyn Query> {
+fn push_term(should: &mut Vec<(Occur, Box<dyn Query>)>, field: Field, term: &str, boost: f32) {
+    if boost <= 0.0 {
+        return;
+    }
+    let q = TermQuery::new(
+        Term::from_field_text(field, term),
+        IndexRecordOption::WithFreqs,
+    );
+    should.push((Occur::Should, Box::new(BoostQuery::new(Box::new(q), boost))));
+}
+
+fn set(field: Field, values: &[String]) -> Box<dyn Query> {
     Box::new(TermSetQuery::new(
         values.iter().map(|v| Term::from_field_text(field, v)),
     ))

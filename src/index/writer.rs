@@ -1,11 +1,17 @@
 //! Writing: delete a document's chunks by path, add its new chunks, one commit per
 //! build carrying the build generation as payload.
+//!
+//! Besides one record per chunk, each document gets one *document record* holding
+//! its whole text, written after its last chunk; search scores it to
+//! tell which document a query is about (see [`super::reader`]). Chunks arrive
+//! grouped by document, so the record is flushed when the document changes and at
+//! commit.
 
 use std::path::{Path, PathBuf};
 
 use tantivy::{Index, TantivyDocument, Term, indexer::IndexWriter as TantivyWriter};
 
-use super::{Fields, index_err};
+use super::{Fields, REC_CHUNK, REC_DOC, index_err};
 use crate::chunk::Chunk;
 use crate::error::Result;
 
@@ -17,6 +23,15 @@ pub struct IndexWriter {
     writer: TantivyWriter,
     fields: Fields,
     dir: PathBuf,
+    /// The document whose chunks are being added.
+    pending: Option<PendingDoc>,
+}
+
+/// A document record under construction.
+struct PendingDoc {
+    doc: String,
+    scope: String,
+    text: String,
 }
 
 impl IndexWriter {
@@ -32,6 +47,7 @@ impl IndexWriter {
             writer,
             fields,
             dir: dir.to_path_buf(),
+            pending: None,
         })
     }
 
@@ -48,14 +64,38 @@ impl IndexWriter {
             .delete_term(Term::from_field_text(self.fields.scope, scope));
     }
 
-    /// Adds one chunk.
+    /// Adds one chunk. A document's chunks must be added together.
     pub fn add(&mut self, chunk: &Chunk, scope: &str) -> Result<()> {
         let f = self.fields;
+        if self
+            .pending
+            .as_ref()
+            .is_some_and(|p| p.doc != chunk.doc || p.scope != scope)
+        {
+            self.flush_doc()?;
+        }
+        let pending = self.pending.get_or_insert_with(|| PendingDoc {
+            doc: chunk.doc.clone(),
+            scope: scope.to_string(),
+            text: String::new(),
+        });
+        pending.text.push_str(&chunk.text);
+        pending.text.push('\n');
+
         let mut doc = TantivyDocument::default();
         doc.add_text(f.id, &chunk.id);
         doc.add_text(f.doc, &chunk.doc);
+        doc.add_text(f.rec, REC_CHUNK);
         doc.add_text(f.path, &chunk.doc);
-        doc.add_text(f.title, chunk.title_path.join(" \n "));
+        // The leaf heading and the headings between it and the document's
+        // title; the title itself is document-level evidence (the document
+        // record), not something that tells a document's sections apart.
+        if let Some((leaf, rest)) = chunk.title_path.split_last() {
+            doc.add_text(f.leaf, leaf);
+            if let Some((_, mid)) = rest.split_first() {
+                doc.add_text(f.anc, mid.join(" \n "));
+            }
+        }
         doc.add_text(f.body, &chunk.text);
         if let Some(sym) = &chunk.symbol {
             doc.add_text(f.symbols, &sym.qualified);
@@ -72,8 +112,26 @@ impl IndexWriter {
             .map_err(|e| index_err(&self.dir, e))
     }
 
+    /// Writes the record of the document whose chunks were added last.
+    fn flush_doc(&mut self) -> Result<()> {
+        let Some(p) = self.pending.take() else {
+            return Ok(());
+        };
+        let f = self.fields;
+        let mut doc = TantivyDocument::default();
+        doc.add_text(f.doc, &p.doc);
+        doc.add_text(f.rec, REC_DOC);
+        doc.add_text(f.scope, &p.scope);
+        doc.add_text(f.dtext, &p.text);
+        self.writer
+            .add_document(doc)
+            .map(|_| ())
+            .map_err(|e| index_err(&self.dir, e))
+    }
+
     /// Commits everything added and deleted, recording `generation`.
     pub fn commit(mut self, generation: u64) -> Result<()> {
+        self.flush_doc()?;
         let mut prepared = self
             .writer
             .prepare_commit()
