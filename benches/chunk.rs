@@ -10,10 +10,10 @@ fn markdown_files(dir: &Path, out: &mut Vec<(String, String)>) {
         let p = e.path();
         if p.is_dir() {
             markdown_files(&p, out);
-        } else if p.extension().is_some_and(|x| x == "md") {
-            if let Ok(t) = std::fs::read_to_string(&p) {
-                out.push((p.display().to_string(), t));
-            }
+        } else if p.extension().is_some_and(|x| x == "md")
+            && let Ok(t) = std::fs::read_to_string(&p)
+        {
+            out.push((p.display().to_string(), t));
         }
     }
 }

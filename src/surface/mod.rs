@@ -1,4 +1,5 @@
 //! Surfaces: thin layers that parse input, call the library and format output.
 
+pub mod autopilot;
 pub mod cli;
 pub mod output;

@@ -3,6 +3,7 @@
 //! Exit codes: 0 success; 1 a negative answer (validation problems, no evidence),
 //! like grep; 2 an error (bad input, I/O), with a message naming the input.
 
+mod autopilot;
 mod build;
 mod eval;
 mod search;
@@ -60,6 +61,8 @@ pub enum Command {
     Stats,
     /// Retrieval quality on a labelled JSON-lines query set.
     Eval(eval::EvalArgs),
+    /// Watch the segment and keep its pack fresh, as `session.md` configures.
+    Autopilot(autopilot::AutopilotArgs),
 }
 
 /// Runs the CLI with `args` (including the program name).
@@ -105,5 +108,6 @@ fn dispatch(cli: &Cli, p: &Printer) -> anyhow::Result<ExitCode> {
         Command::Evidence(args) => search::evidence(cli, p, args),
         Command::Stats => build::stats(cli, p),
         Command::Eval(args) => eval::eval(cli, p, args),
+        Command::Autopilot(args) => autopilot::autopilot(cli, p, args),
     }
 }
