@@ -16,6 +16,8 @@
 # watcher starts. For each write, a unique word is appended to one Markdown file;
 # the script then runs `ctx search <word> --no-build` in a tight loop until it is
 # found. Reported per write:
+#   change_ms  write → the watcher starts the round (debounce, debouncer tick, event
+#              delivery: the watcher's own share of the latency);
 #   search_ms  write → first search that finds the word (includes up to one search
 #              run of polling delay, ~10–30 ms);
 #   build_ms   write → end of the round's build step, from the watcher's log (the
@@ -72,6 +74,7 @@ ns_of() { date -d "$1" +%s%N; }
 target=$(find "$seg/keps" -name README.md | sort | head -1)
 [[ -n $target ]] || target=$(find "$seg" -name '*.md' -not -path '*/_ctx/*' | sort | head -1)
 search_all=()
+change_all=()
 build_all=()
 for i in $(seq 1 "$rounds"); do
   word="latencyprobe${i}x$RANDOM"
@@ -79,23 +82,28 @@ for i in $(seq 1 "$rounds"); do
   t0=$(date +%s%N)
   printf '\n\nThe %s marker.\n' "$word" >> "$target"
   while :; do
-    hits=$("$ctx" -s "$seg" search "$word" --no-build --json -k 1 2>/dev/null | jq '.hits | length' 2>/dev/null || echo 0)
-    [[ $hits -gt 0 ]] && break
+    # `ctx search` exits 1 on no evidence; only the JSON counts.
+    hits=$({ "$ctx" -s "$seg" search "$word" --no-build --json -k 1 2>/dev/null || true; } | jq '.hits | length' 2>/dev/null || true)
+    [[ ${hits:-0} -gt 0 ]] && break
     (( $(date +%s%N) - t0 > 120000000000 )) && { echo "ERROR: $word never became searchable" >&2; exit 1; }
   done
   t1=$(date +%s%N)
   # Wait for the round to end, so the next write starts from a quiet watcher.
   while [[ $(grep -c '"event":"round_end"' "$log" || true) -le $ends_before ]]; do sleep 0.01; done
+  change_at=$(grep '"event":"change"' "$log" | tail -1 | jq -r .time)
   build_end=$(grep '"event":"step"' "$log" | grep -E '"step":"(build|ctx build)"' | tail -1 | jq -r .time)
   search_ms=$(( (t1 - t0) / 1000000 ))
+  change_ms=$(( ($(ns_of "$change_at") - t0) / 1000000 ))
   build_ms=$(( ($(ns_of "$build_end") - t0) / 1000000 ))
   search_all+=("$search_ms")
+  change_all+=("$change_ms")
   build_all+=("$build_ms")
-  echo "write $i: search_ms=$search_ms build_ms=$build_ms"
+  echo "write $i: change_ms=$change_ms search_ms=$search_ms build_ms=$build_ms"
   sleep 0.3
 done
 
 stats() { printf '%s\n' "$@" | sort -n | awk '{a[NR]=$1} END {printf "min %d, median %d, max %d", a[1], a[int((NR+1)/2)], a[NR]}'; }
+echo "change_ms: $(stats "${change_all[@]}")   (write -> round starts: debounce + event delivery)"
 echo "search_ms: $(stats "${search_all[@]}")"
 echo "build_ms:  $(stats "${build_all[@]}")"
 rounds_logged=$(grep -c '"event":"round_start"' "$log" || true)
@@ -106,7 +114,7 @@ hz=$(getconf CLK_TCK)
 # utime + stime in clock ticks (coarse), and the scheduler's run time of every
 # thread in nanoseconds (fine).
 ticks() { awk '{print $14 + $15}' "/proc/$watcher/stat"; }
-run_ns() { cat /proc/"$watcher"/task/*/schedstat | awk '{s += $1} END {printf "%d", s}'; }
+run_ns() { cat /proc/"$watcher"/task/*/schedstat | awk '{s += $1} END {printf "%.0f", s}'; }
 threads=$(awk '/^Threads/ {print $2}' "/proc/$watcher/status")
 c0=$(ticks); n0=$(run_ns); t0=$(date +%s%N)
 sleep "$idle"

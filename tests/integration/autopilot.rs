@@ -151,7 +151,23 @@ impl Watcher {
 }
 
 impl Drop for Watcher {
+    /// SIGTERM first, so the watcher ends its child steps (they run in process
+    /// groups of their own, which a SIGKILL of the watcher would leave behind);
+    /// SIGKILL if it is not gone within 10 s.
     fn drop(&mut self) {
+        if let Ok(None) = self.child.try_wait() {
+            let _ = Command::new("kill")
+                .arg("-TERM")
+                .arg(self.pid().to_string())
+                .status();
+            let until = Instant::now() + Duration::from_secs(10);
+            while Instant::now() < until {
+                if let Ok(Some(_)) = self.child.try_wait() {
+                    return;
+                }
+                std::thread::sleep(Duration::from_millis(20));
+            }
+        }
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
@@ -499,7 +515,8 @@ fn sigint_ends_a_long_step_and_releases_the_lock() {
     let step = log.iter().find(|r| r["event"] == "step").expect("step");
     assert_eq!(step["outcome"], "aborted", "{}", dump(&log));
     assert_eq!(log.last().map(|r| r["event"].clone()), Some("stop".into()));
-    Watcher::started(&env, &[]);
+    let status = env.json(&["autopilot", "--status"]);
+    assert_eq!(status["running"], false, "the lock is free: {status}");
 }
 
 /// `--poll` sees changes without OS events (the fallback of a full watch table).

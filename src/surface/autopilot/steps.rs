@@ -7,6 +7,10 @@
 //! watcher, which then decides. Inside the command `ctx` is a shell function that
 //! runs this same binary with `-s <segment>` added, so `ctx build && ctx validate`
 //! works and never picks up another `ctx` on `PATH`.
+//!
+//! The price of the separate group: a watcher killed with SIGKILL cannot end a
+//! step that is running, which then runs to its end unwatched (setting a parent
+//! death signal would need `pre_exec`, i.e. `unsafe`, which the crate forbids).
 
 use std::io::Read;
 use std::path::Path;
