@@ -1,5 +1,6 @@
 //! Surfaces: thin layers that parse input, call the library and format output.
 
+pub mod autopilot;
 pub mod cli;
 pub mod mcp;
 pub mod output;

@@ -3,6 +3,7 @@
 mod util;
 
 mod architecture;
+mod autopilot;
 mod build;
 mod call;
 mod chunk_props;

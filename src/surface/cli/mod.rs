@@ -3,6 +3,7 @@
 //! Exit codes: 0 success; 1 a negative answer (validation problems, no evidence),
 //! like grep; 2 an error (bad input, I/O), with a message naming the input.
 
+mod autopilot;
 mod build;
 mod call;
 mod eval;
@@ -86,6 +87,8 @@ pub enum Command {
     Tools(tools::ToolsArgs),
     /// MCP proxy that boxes large results (`ctx relay -- <server command>`), or relay maintenance.
     Relay(relay::RelayArgs),
+    /// Watch the segment and keep its pack fresh, as `session.md` configures.
+    Autopilot(autopilot::AutopilotArgs),
 }
 
 /// Runs the CLI with `args` (including the program name).
@@ -150,5 +153,6 @@ fn dispatch(cli: &Cli, p: &Printer) -> anyhow::Result<ExitCode> {
         Command::Mcp(args) => mcp::mcp(cli, p, args),
         Command::Call(args) => call::call(cli, p, args),
         Command::Tools(args) => tools::tools(cli, p, args),
+        Command::Autopilot(args) => autopilot::autopilot(cli, p, args),
     }
 }

@@ -1,0 +1,591 @@
+//! `ctx autopilot` on real file events: the real binary watches a temp copy of the
+//! demo; tests wait on its log or on search results with a deadline, never on a
+//! fixed sleep (a quiet window is used only to show that something did *not*
+//! happen).
+
+use std::fs::File;
+use std::path::Path;
+use std::process::{Child, Command, ExitStatus, Stdio};
+use std::time::{Duration, Instant};
+
+use predicates::prelude::*;
+use serde_json::Value;
+
+use super::util::Env;
+
+/// Generous: the tests share two cores with the rest of the suite.
+const DEADLINE: Duration = Duration::from_secs(60);
+
+/// Front matter with a short debounce and the in-process default steps.
+const FAST: &str = "autopilot:\n  debounce_ms: 200\n";
+
+/// A running `ctx autopilot`; killed and reaped on drop, whatever the test did.
+struct Watcher {
+    child: Child,
+    out: tempfile::TempDir,
+}
+
+impl Watcher {
+    /// Spawns `wrapper… ctx -s <segment> autopilot args…`; the wrapper must exec.
+    fn spawn_in(env: &Env, args: &[&str], wrapper: &[&str]) -> Watcher {
+        let out = tempfile::tempdir().expect("tempdir");
+        let stdout = File::create(out.path().join("stdout")).expect("stdout file");
+        let stderr = File::create(out.path().join("stderr")).expect("stderr file");
+        #[allow(deprecated)]
+        let bin = assert_cmd::cargo::cargo_bin("ctx");
+        let mut command = match wrapper.split_first() {
+            Some((program, rest)) => {
+                let mut c = Command::new(program);
+                c.args(rest).arg(bin);
+                c
+            }
+            None => Command::new(bin),
+        };
+        let child = command
+            .arg("-s")
+            .arg(env.path())
+            .arg("autopilot")
+            .args(args)
+            .env_remove("CTX_ROOT")
+            .env("NO_COLOR", "1")
+            .stdin(Stdio::null())
+            .stdout(stdout)
+            .stderr(stderr)
+            .spawn()
+            .expect("spawn ctx autopilot");
+        Watcher { child, out }
+    }
+
+    /// Spawns and waits until the watcher has logged its `start`.
+    fn started(env: &Env, args: &[&str]) -> Watcher {
+        Watcher::started_in(env, args, &[])
+    }
+
+    fn started_in(env: &Env, args: &[&str], wrapper: &[&str]) -> Watcher {
+        let mut w = Watcher::spawn_in(env, args, wrapper);
+        let pid = w.pid();
+        w.wait_log(env, "its start", |log| {
+            log.iter().any(|r| r["event"] == "start" && r["pid"] == pid)
+        });
+        w
+    }
+
+    fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
+    fn signal(&self, name: &str) {
+        let status = Command::new("kill")
+            .arg(format!("-{name}"))
+            .arg(self.pid().to_string())
+            .status()
+            .expect("kill");
+        assert!(status.success());
+    }
+
+    fn exited_within(&mut self, limit: Duration) -> ExitStatus {
+        let until = Instant::now() + limit;
+        loop {
+            if let Some(status) = self.child.try_wait().expect("try_wait") {
+                return status;
+            }
+            assert!(
+                Instant::now() < until,
+                "watcher still running after {limit:?}\n{}",
+                self.output()
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
+    fn output(&self) -> String {
+        let read = |n: &str| std::fs::read_to_string(self.out.path().join(n)).unwrap_or_default();
+        format!("stdout:\n{}\nstderr:\n{}", read("stdout"), read("stderr"))
+    }
+
+    /// Polls the log until `cond` holds; on timeout fails with the log and output.
+    fn wait_log(&mut self, env: &Env, what: &str, mut cond: impl FnMut(&[Value]) -> bool) {
+        let until = Instant::now() + DEADLINE;
+        loop {
+            let log = log(env);
+            if cond(&log) {
+                return;
+            }
+            if let Ok(Some(status)) = self.child.try_wait() {
+                panic!(
+                    "watcher exited ({status}) before {what}\n{}\nlog:\n{}",
+                    self.output(),
+                    dump(&log)
+                );
+            }
+            assert!(
+                Instant::now() < until,
+                "timed out waiting for {what}\n{}\nlog:\n{}",
+                self.output(),
+                dump(&log)
+            );
+            std::thread::sleep(Duration::from_millis(25));
+        }
+    }
+
+    /// Polls `ctx search` until `cond` holds on the documents it finds for `word`.
+    fn wait_search(&mut self, env: &Env, word: &str, mut cond: impl FnMut(&[String]) -> bool) {
+        let mut last = Vec::new();
+        let until = Instant::now() + DEADLINE;
+        while Instant::now() < until {
+            last = docs_for(env, word);
+            if cond(&last) {
+                return;
+            }
+            if let Ok(Some(status)) = self.child.try_wait() {
+                panic!("watcher exited ({status})\n{}", self.output());
+            }
+            std::thread::sleep(Duration::from_millis(25));
+        }
+        panic!(
+            "search for `{word}` never matched; last docs {last:?}\n{}\nlog:\n{}",
+            self.output(),
+            dump(&log(env))
+        );
+    }
+}
+
+impl Drop for Watcher {
+    /// SIGTERM first, so the watcher ends its child steps (they run in process
+    /// groups of their own, which a SIGKILL of the watcher would leave behind);
+    /// SIGKILL if it is not gone within 10 s.
+    fn drop(&mut self) {
+        if let Ok(None) = self.child.try_wait() {
+            let _ = Command::new("kill")
+                .arg("-TERM")
+                .arg(self.pid().to_string())
+                .status();
+            let until = Instant::now() + Duration::from_secs(10);
+            while Instant::now() < until {
+                if let Ok(Some(_)) = self.child.try_wait() {
+                    return;
+                }
+                std::thread::sleep(Duration::from_millis(20));
+            }
+        }
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn log(env: &Env) -> Vec<Value> {
+    std::fs::read_to_string(env.path().join("_ctx/autopilot.log"))
+        .unwrap_or_default()
+        .lines()
+        .filter_map(|l| serde_json::from_str(l).ok())
+        .collect()
+}
+
+fn dump(log: &[Value]) -> String {
+    log.iter().map(|r| format!("{r}\n")).collect()
+}
+
+fn count(log: &[Value], event: &str) -> usize {
+    log.iter().filter(|r| r["event"] == event).count()
+}
+
+/// Documents `ctx search <word> --no-build` finds (it never builds itself).
+fn docs_for(env: &Env, word: &str) -> Vec<String> {
+    let out = env
+        .ctx(&["search", word, "--no-build", "--json", "-k", "20"])
+        .output()
+        .expect("run ctx search");
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap_or(Value::Null);
+    v["hits"]
+        .as_array()
+        .map(|hits| {
+            hits.iter()
+                .filter_map(|h| h["doc"].as_str().map(String::from))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// The demo with `session.md` front matter `yaml` (an `autopilot:` table), built.
+fn demo(yaml: &str) -> Env {
+    let env = Env::fixture("demo");
+    env.write(
+        "session.md",
+        format!("---\n{yaml}---\n\n# Session notes\n\nNothing yet.\n"),
+    );
+    env.ctx(&["build"]).assert().success();
+    env
+}
+
+fn append(path: &Path, text: &str) {
+    use std::io::Write;
+    let mut f = std::fs::OpenOptions::new()
+        .append(true)
+        .open(path)
+        .expect("open for append");
+    f.write_all(text.as_bytes()).expect("append");
+}
+
+/// Edit, create (in new directories), rename and delete Markdown files: each
+/// change is searchable once the watcher has run its round.
+#[test]
+fn edits_creates_renames_and_deletes_become_searchable() {
+    let env = demo(FAST);
+    let mut w = Watcher::started(&env, &[]);
+
+    append(
+        &env.path().join("docs/faq.md"),
+        "\n## Zebrafinch\n\nThe zebrafinch answer.\n",
+    );
+    w.wait_search(&env, "zebrafinch", |d| d.iter().any(|d| d == "docs/faq.md"));
+
+    env.write("notes/deep/er/idea.md", "# Idea\n\nA quokkaberry plan.\n");
+    w.wait_search(&env, "quokkaberry", |d| d == ["notes/deep/er/idea.md"]);
+
+    std::fs::rename(
+        env.path().join("docs/faq.md"),
+        env.path().join("docs/questions.md"),
+    )
+    .expect("rename");
+    w.wait_search(&env, "zebrafinch", |d| d == ["docs/questions.md"]);
+
+    std::fs::remove_file(env.path().join("notes/deep/er/idea.md")).expect("remove");
+    w.wait_search(&env, "quokkaberry", |d| d.is_empty());
+
+    w.wait_log(&env, "the rounds to end", |log| {
+        count(log, "round_end") == count(log, "round_start")
+    });
+    // A validate that runs while the next change lands may fail (the pack lags
+    // the disk for a moment); the round after it must set things right.
+    let log = log(&env);
+    let last = log
+        .iter()
+        .rfind(|r| r["event"] == "round_end")
+        .expect("a round");
+    assert_eq!(last["outcome"], "ok", "{}", dump(&log));
+    let steps: Vec<&Value> = log
+        .iter()
+        .filter(|r| r["event"] == "step" && r["round"] == last["round"])
+        .collect();
+    for step in &steps {
+        assert_eq!(step["outcome"], "ok", "{step}");
+        assert!(step["duration_ms"].is_u64(), "{step}");
+        assert!(
+            step["time"].as_str().is_some_and(|t| t.ends_with('Z')),
+            "{step}"
+        );
+    }
+    let steps: Vec<&str> = steps.iter().filter_map(|r| r["step"].as_str()).collect();
+    assert_eq!(steps, ["build", "validate"], "the default round");
+}
+
+/// 100 quick edits make one or two rounds, not 100, and the watcher's own writes
+/// under `_ctx/` start none.
+#[test]
+fn a_burst_of_edits_is_one_or_two_rounds() {
+    let env = demo(FAST);
+    let mut w = Watcher::started(&env, &[]);
+    for i in 0..100 {
+        env.write(
+            &format!("docs/burst-{}.md", i % 10),
+            format!("# Burst {}\n\nwombatbeat revision {i}\n", i % 10),
+        );
+    }
+    w.wait_search(&env, "wombatbeat", |d| d.len() == 10);
+    w.wait_log(&env, "the rounds to end", |log| {
+        count(log, "round_start") >= 1 && count(log, "round_end") == count(log, "round_start")
+    });
+    // A quiet window: a self-triggered round would start within one debounce.
+    std::thread::sleep(Duration::from_millis(1000));
+    let log = log(&env);
+    let rounds = count(&log, "round_start");
+    assert!((1..=2).contains(&rounds), "{rounds} rounds\n{}", dump(&log));
+    let changed: u64 = log
+        .iter()
+        .filter(|r| r["event"] == "round_start")
+        .filter_map(|r| r["changed"].as_u64())
+        .sum();
+    assert!(changed >= 10, "{}", dump(&log));
+}
+
+/// A change that arrives while a round runs gives exactly one more round.
+#[test]
+fn an_edit_during_a_round_gives_one_more_round() {
+    let env = demo(
+        "autopilot:\n  debounce_ms: 200\n  steps:\n    - command: ctx build\n      timeout_ms: 60000\n    - command: sleep 1\n      timeout_ms: 10000\n",
+    );
+    let mut w = Watcher::started(&env, &[]);
+    append(&env.path().join("docs/faq.md"), "\nThe aardvarkone note.\n");
+    w.wait_log(&env, "round 1", |log| count(log, "round_start") == 1);
+    append(&env.path().join("docs/faq.md"), "\nThe aardvarktwo note.\n");
+    w.wait_search(&env, "aardvarktwo", |d| d == ["docs/faq.md"]);
+    w.wait_log(&env, "round 2 to end", |log| count(log, "round_end") == 2);
+    // A quiet window: a third round would start within one debounce.
+    std::thread::sleep(Duration::from_millis(1000));
+    let log = log(&env);
+    assert_eq!(count(&log, "round_start"), 2, "{}", dump(&log));
+    let steps: Vec<&str> = log
+        .iter()
+        .filter(|r| r["event"] == "step")
+        .filter_map(|r| r["step"].as_str())
+        .collect();
+    assert_eq!(steps, ["ctx build", "sleep 1", "ctx build", "sleep 1"]);
+}
+
+/// One watcher per segment: the second refuses naming the first's pid; after
+/// `kill -9` of the first, a new one starts at once (the OS freed the lock).
+#[test]
+fn one_watcher_per_segment_and_kill_9_frees_the_lock() {
+    let env = demo(FAST);
+    let mut first = Watcher::started(&env, &[]);
+    env.ctx(&["autopilot"])
+        .timeout(Duration::from_secs(30))
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(format!(
+            "held by pid {}",
+            first.pid()
+        )))
+        .stderr(predicate::str::contains("another `ctx autopilot`"));
+
+    first.child.kill().expect("kill -9");
+    first.exited_within(Duration::from_secs(10));
+    let second = Watcher::started(&env, &[]);
+    assert_ne!(second.pid(), first.pid());
+}
+
+/// A step past its timeout is killed (its whole process group) and logged as a
+/// timeout quickly.
+#[test]
+fn a_step_timeout_kills_the_child() {
+    let pids = tempfile::tempdir().expect("tempdir");
+    let pidfile = pids.path().join("sleep.pid");
+    let env = demo(&format!(
+        "autopilot:\n  debounce_ms: 200\n  steps:\n    - command: sleep 30 & echo $! > '{}'; wait\n      timeout_ms: 300\n",
+        pidfile.display()
+    ));
+    let mut w = Watcher::started(&env, &[]);
+    let edited = Instant::now();
+    append(&env.path().join("docs/faq.md"), "\nA timeout note.\n");
+    w.wait_log(&env, "the step", |log| count(log, "step") == 1);
+    let elapsed = edited.elapsed();
+    let log = log(&env);
+    let step = log.iter().find(|r| r["event"] == "step").expect("step");
+    assert_eq!(step["outcome"], "timeout", "{step}");
+    assert!(
+        step["error"].as_str().unwrap_or("").contains("300 ms"),
+        "{step}"
+    );
+    let ms = step["duration_ms"].as_u64().expect("duration");
+    assert!((300..5000).contains(&ms), "{step}");
+    assert!(elapsed < Duration::from_secs(20), "{elapsed:?}");
+    let pid = std::fs::read_to_string(&pidfile).expect("pid file");
+    let stat = std::fs::read_to_string(format!("/proc/{}/stat", pid.trim())).unwrap_or_default();
+    // Gone, or a zombie waiting for a reaper that is not ours.
+    assert!(
+        stat.is_empty() || stat.contains(") Z "),
+        "sleep still runs: {stat}"
+    );
+}
+
+/// A failing step is logged; the rest of the round runs, and the next change
+/// still rebuilds.
+#[test]
+fn a_failing_step_is_logged_and_the_next_change_still_rebuilds() {
+    let env = demo(
+        "autopilot:\n  debounce_ms: 200\n  steps:\n    - command: echo broken >&2; false\n      timeout_ms: 5000\n    - command: ctx build\n      timeout_ms: 60000\n",
+    );
+    let mut w = Watcher::started(&env, &[]);
+    append(&env.path().join("docs/faq.md"), "\nThe pangolinone note.\n");
+    w.wait_search(&env, "pangolinone", |d| d == ["docs/faq.md"]);
+    w.wait_log(&env, "round 1 to end", |log| count(log, "round_end") == 1);
+    let log1 = log(&env);
+    let failed = log1
+        .iter()
+        .find(|r| r["event"] == "step" && r["outcome"] == "failed")
+        .expect("a failed step");
+    let error = failed["error"].as_str().unwrap_or("");
+    assert!(
+        error.contains("exit status 1") && error.contains("broken"),
+        "{failed}"
+    );
+    let end = log1
+        .iter()
+        .find(|r| r["event"] == "round_end")
+        .expect("end");
+    assert_eq!(end["outcome"], "failed");
+
+    append(&env.path().join("docs/faq.md"), "\nThe pangolintwo note.\n");
+    w.wait_search(&env, "pangolintwo", |d| d == ["docs/faq.md"]);
+}
+
+/// `enabled: false` says so and exits 0.
+#[test]
+fn disabled_says_so_and_exits_0() {
+    let env = Env::fixture("demo");
+    env.write(
+        "session.md",
+        "---\nautopilot:\n  enabled: false\n---\n# Notes\n",
+    );
+    env.ctx(&["autopilot"])
+        .timeout(Duration::from_secs(30))
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("autopilot is disabled"));
+    assert!(!env.path().join("_ctx/autopilot.log").exists());
+}
+
+/// Invalid front matter is an error naming the line; exit 2.
+#[test]
+fn invalid_front_matter_names_the_line() {
+    let env = Env::fixture("demo");
+    env.write(
+        "session.md",
+        "---\nautopilot:\n  enabled: true\n  debounce_ms: soon\n---\n# Notes\n",
+    );
+    env.ctx(&["autopilot"])
+        .timeout(Duration::from_secs(30))
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("session.md line 4: "));
+    env.write(
+        "session.md",
+        "---\nautopilot:\n  debounce_ms: 200\n  stepz: []\n---\n# Notes\n",
+    );
+    env.ctx(&["autopilot", "--once"])
+        .timeout(Duration::from_secs(30))
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("session.md line 4: "))
+        .stderr(predicate::str::contains("stepz"));
+}
+
+/// `--status` names the running watcher's pid and its last rounds; SIGTERM stops
+/// the watcher cleanly (logged) and frees the lock.
+#[test]
+fn status_reports_the_pid_and_last_runs_and_sigterm_stops_cleanly() {
+    let env = demo(FAST);
+    let none = env.json(&["autopilot", "--status"]);
+    assert_eq!(none["running"], false);
+    assert_eq!(none["rounds"].as_array().map(Vec::len), Some(0));
+
+    let mut w = Watcher::started(&env, &[]);
+    append(&env.path().join("docs/faq.md"), "\nThe okapistatus note.\n");
+    w.wait_log(&env, "a round", |log| count(log, "round_end") == 1);
+    let s = env.json(&["autopilot", "--status"]);
+    assert_eq!(s["running"], true, "{s}");
+    assert_eq!(s["pid"], w.pid().to_string(), "{s}");
+    let rounds = s["rounds"].as_array().expect("rounds");
+    assert_eq!(rounds.len(), 1, "{s}");
+    assert_eq!(rounds[0]["outcome"], "ok", "{s}");
+    assert_eq!(rounds[0]["steps"].as_array().map(Vec::len), Some(2), "{s}");
+    env.ctx(&["autopilot", "--status"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("running for"))
+        .stdout(predicate::str::contains(format!("(pid {})", w.pid())));
+
+    w.signal("TERM");
+    assert!(w.exited_within(Duration::from_secs(20)).success());
+    let log = log(&env);
+    assert_eq!(
+        log.last().map(|r| r["event"].clone()),
+        Some("stop".into()),
+        "{}",
+        dump(&log)
+    );
+    let s = env.json(&["autopilot", "--status"]);
+    assert_eq!(s["running"], false, "{s}");
+    assert!(s["stopped"].is_object(), "{s}");
+}
+
+/// SIGINT during a long child step ends the step early, logs it and the stop.
+#[test]
+fn sigint_ends_a_long_step_and_releases_the_lock() {
+    let env = demo(
+        "autopilot:\n  debounce_ms: 200\n  steps:\n    - command: sleep 30\n      timeout_ms: 60000\n",
+    );
+    let mut w = Watcher::started(&env, &[]);
+    append(&env.path().join("docs/faq.md"), "\nA long note.\n");
+    w.wait_log(&env, "the round", |log| count(log, "round_start") == 1);
+    w.signal("INT");
+    let status = w.exited_within(Duration::from_secs(15));
+    assert!(status.success(), "{status}");
+    let log = log(&env);
+    let step = log.iter().find(|r| r["event"] == "step").expect("step");
+    assert_eq!(step["outcome"], "aborted", "{}", dump(&log));
+    assert_eq!(log.last().map(|r| r["event"].clone()), Some("stop".into()));
+    let status = env.json(&["autopilot", "--status"]);
+    assert_eq!(status["running"], false, "the lock is free: {status}");
+}
+
+/// `--poll` sees changes without OS events (the fallback of a full watch table).
+#[test]
+fn polling_sees_changes() {
+    let env = demo(FAST);
+    let mut w = Watcher::started(&env, &["--poll"]);
+    let start = log(&env);
+    assert!(
+        start
+            .iter()
+            .any(|r| r["event"] == "start"
+                && r["message"].as_str().unwrap_or("").contains("with poll")),
+        "{}",
+        dump(&start)
+    );
+    env.write("docs/polled.md", "# Polled\n\nThe tapirpoll note.\n");
+    w.wait_search(&env, "tapirpoll", |d| d == ["docs/polled.md"]);
+}
+
+/// `--once` runs a round at once when the pack is missing, and otherwise waits for
+/// the next change; both exit 0 after one round.
+#[test]
+fn once_runs_now_when_stale_else_after_the_next_change() {
+    let env = Env::fixture("demo");
+    env.write("session.md", format!("---\n{FAST}---\n# Notes\n"));
+    env.ctx(&["autopilot", "--once"])
+        .timeout(Duration::from_secs(60))
+        .assert()
+        .success();
+    assert!(!docs_for(&env, "stale locks").is_empty(), "built");
+
+    let mut w = Watcher::started(&env, &["--once"]);
+    assert_eq!(
+        count(&log(&env), "round_start"),
+        1,
+        "no round yet for a fresh pack"
+    );
+    env.write("docs/once.md", "# Once\n\nThe ibexonce note.\n");
+    assert!(w.exited_within(DEADLINE).success(), "{}", w.output());
+    assert_eq!(docs_for(&env, "ibexonce"), ["docs/once.md"]);
+}
+
+/// When the OS watch limit is hit, the watcher warns, falls back to polling and
+/// still sees changes. The limit is lowered inside a user namespace, which has
+/// limits of its own, so the rest of the machine is not affected.
+#[test]
+fn the_watch_limit_falls_back_to_polling() {
+    const LOWER: &str = "echo 2 > /proc/sys/user/max_inotify_watches && exec \"$0\" \"$@\"";
+    let probe = Command::new("unshare")
+        .args(["-Ur", "sh", "-c", LOWER, "true"])
+        .stderr(Stdio::null())
+        .status();
+    if !probe.is_ok_and(|s| s.success()) {
+        eprintln!("note: skipped, user namespaces are not available (`unshare -Ur` failed)");
+        return;
+    }
+    let env = demo(FAST);
+    let mut w = Watcher::started_in(&env, &[], &["unshare", "-Ur", "sh", "-c", LOWER]);
+    let log = log(&env);
+    let warning = log
+        .iter()
+        .find(|r| r["event"] == "warning")
+        .expect("a warning");
+    let message = warning["message"].as_str().unwrap_or("");
+    assert!(
+        message.contains("limit on file watches") && message.contains("polling"),
+        "{warning}"
+    );
+    env.write("docs/limited.md", "# Limited\n\nThe gerenuklimit note.\n");
+    w.wait_search(&env, "gerenuklimit", |d| d == ["docs/limited.md"]);
+}
