@@ -78,15 +78,18 @@ pub(crate) fn extract(text: &str, spec: &LanguageSpec) -> Result<Extraction, Str
     let compiled = spec.compiled()?;
     let tree = parse(text, spec, compiled)?;
     let root = tree.root_node();
-    let mut candidates = candidates(text, spec, compiled, root);
-    let docs = std::mem::take(&mut candidates.docs);
-    let definitions = build(text, spec, candidates.list, &docs);
+    let Candidates {
+        list,
+        docs,
+        file_docs,
+    } = candidates(text, spec, compiled, root);
+    let definitions = build(text, spec, list, &docs);
     let mut cursor = root.walk();
     let mut file_docs: Vec<Range<usize>> = root
         .children(&mut cursor)
         .filter(|child| spec.is_comment(child.kind()))
         .map(|child| child.byte_range())
-        .chain(candidates.file_docs)
+        .chain(file_docs)
         .collect();
     file_docs.sort_by_key(|range| range.start);
     Ok(Extraction {
@@ -227,29 +230,47 @@ fn build(
         kept[index] = keep;
         stack.push(index);
     }
-    let mut definitions: Vec<Option<Definition>> = candidates
-        .iter()
-        .zip(&kept)
-        .map(|(candidate, &keep)| keep.then(|| definition(text, spec, candidate, docs)))
-        .collect();
-    // Children come after their parent in this order, so attaching them from the
-    // back keeps document order and moves each subtree exactly once.
+    let mut members: Vec<Vec<usize>> = vec![Vec::new(); candidates.len()];
     let mut top = Vec::new();
-    for index in (0..definitions.len()).rev() {
-        let Some(found) = definitions[index].take() else {
-            continue;
-        };
-        match parents[index] {
-            Some(parent) => {
-                if let Some(parent) = definitions[parent].as_mut() {
-                    parent.children.insert(0, found);
-                }
+    for (index, parent) in parents.into_iter().enumerate() {
+        if kept[index] {
+            match parent {
+                Some(parent) => members[parent].push(index),
+                None => top.push(index),
             }
-            None => top.push(found),
         }
     }
-    top.reverse();
-    top
+    let context = Context {
+        text,
+        spec,
+        candidates: &candidates,
+        docs,
+        members: &members,
+    };
+    top.into_iter()
+        .map(|index| context.assemble(index))
+        .collect()
+}
+
+/// What [`Context::assemble`] needs to turn candidate indices into a tree.
+struct Context<'a, 'tree> {
+    text: &'a str,
+    spec: &'a LanguageSpec,
+    candidates: &'a [Candidate<'tree>],
+    docs: &'a HashMap<usize, Range<usize>>,
+    /// Indices of each candidate's members, in document order.
+    members: &'a [Vec<usize>],
+}
+
+impl Context<'_, '_> {
+    fn assemble(&self, index: usize) -> Definition {
+        let mut found = definition(self.text, self.spec, &self.candidates[index], self.docs);
+        found.children = self.members[index]
+            .iter()
+            .map(|&member| self.assemble(member))
+            .collect();
+        found
+    }
 }
 
 fn definition(
@@ -356,12 +377,12 @@ fn prefix<'tree>(text: &str, spec: &LanguageSpec, node: Node<'tree>) -> (usize, 
     (start, prefix)
 }
 
-/// True when only spaces and tabs precede `at` on its line.
+/// True when only spaces and tabs (or the byte-order mark) precede `at` on its line.
 fn starts_line(text: &str, at: usize) -> bool {
-    text[..at]
+    let line_start = text[..at].rfind('\n').map_or(0, |newline| newline + 1);
+    text[line_start..at]
+        .trim_start_matches('\u{feff}')
         .bytes()
-        .rev()
-        .take_while(|&byte| byte != b'\n')
         .all(|byte| byte == b' ' || byte == b'\t')
 }
 

@@ -42,55 +42,18 @@ use extract::Definition;
 /// symbols are judged unreliable and the file is split by lines.
 const MAX_ERROR_PERCENT: usize = 25;
 
-/// Text between symbols at most this many tokens (once trimmed) joins a
-/// neighbouring chunk instead of standing alone: a closing brace, `export
-/// default App;`, a lone `#endif`.
+/// A closing line at most this many tokens (`}`, `};`, `}  // namespace x`)
+/// goes back to the chunk before it instead of standing alone.
 const TINY_GAP_TOKENS: usize = 8;
 
 /// Chunks source file `doc` (its `text` in language `lang`) by symbols.
 pub fn chunk_code(doc: &str, text: &str, lang: &LanguageSpec, opts: &ChunkOptions) -> Chunked {
     let mut notes = Vec::new();
-    let mut chunks = if text.trim().is_empty() {
+    // A blank file has nothing to find; returning no chunks beats one blank chunk.
+    let mut chunks = if trim(text).is_empty() {
         Vec::new()
     } else {
-        match extract::extract(text, lang) {
-            Err(reason) => {
-                notes.push(ChunkNote {
-                    line: None,
-                    message: format!("{reason}; split by lines instead of symbols"),
-                });
-                by_lines(doc, text, lang, opts)
-            }
-            Ok(extraction) => {
-                let errors = extraction.errors;
-                match errors {
-                    Some(errors) if errors.bytes * 100 > text.len() * MAX_ERROR_PERCENT => {
-                        notes.push(ChunkNote {
-                            line: Some(errors.first_line),
-                            message: format!(
-                                "syntax errors cover {}% of the file; split by lines instead of symbols",
-                                errors.bytes * 100 / text.len()
-                            ),
-                        });
-                        by_lines(doc, text, lang, opts)
-                    }
-                    _ => {
-                        if let Some(errors) = errors {
-                            notes.push(ChunkNote {
-                                line: Some(errors.first_line),
-                                message: format!(
-                                    "{} syntax error{} (first on line {}); symbols near them may be incomplete",
-                                    errors.count,
-                                    if errors.count == 1 { "" } else { "s" },
-                                    errors.first_line
-                                ),
-                            });
-                        }
-                        by_symbols(doc, text, lang, opts, &extraction.definitions)
-                    }
-                }
-            }
-        }
+        symbols_or_lines(doc, text, lang, opts, &mut notes)
     };
     id::assign(&mut chunks);
     Chunked {
@@ -98,6 +61,47 @@ pub fn chunk_code(doc: &str, text: &str, lang: &LanguageSpec, opts: &ChunkOption
         title: None,
         notes,
     }
+}
+
+fn symbols_or_lines(
+    doc: &str,
+    text: &str,
+    lang: &LanguageSpec,
+    opts: &ChunkOptions,
+    notes: &mut Vec<ChunkNote>,
+) -> Vec<Chunk> {
+    let extraction = match extract::extract(text, lang) {
+        Ok(extraction) => extraction,
+        Err(reason) => {
+            notes.push(ChunkNote {
+                line: None,
+                message: format!("{reason}; split by lines instead of symbols"),
+            });
+            return by_lines(doc, text, lang, opts);
+        }
+    };
+    if let Some(errors) = extraction.errors {
+        let percent = errors.bytes * 100 / text.len();
+        if errors.bytes * 100 > text.len() * MAX_ERROR_PERCENT {
+            notes.push(ChunkNote {
+                line: Some(errors.first_line),
+                message: format!(
+                    "syntax errors cover {percent}% of the file; split by lines instead of symbols"
+                ),
+            });
+            return by_lines(doc, text, lang, opts);
+        }
+        notes.push(ChunkNote {
+            line: Some(errors.first_line),
+            message: format!(
+                "{} syntax error{} (first on line {}); symbols near them may be incomplete",
+                errors.count,
+                if errors.count == 1 { "" } else { "s" },
+                errors.first_line
+            ),
+        });
+    }
+    by_symbols(doc, text, lang, opts, &extraction.definitions)
 }
 
 /// A stretch of the file before it becomes chunks: a symbol (or a container's
@@ -112,11 +116,11 @@ struct Piece<'d> {
 impl Piece<'_> {
     /// Containers plus the symbol itself: what a gap must share to join it.
     fn path_starts_with(&self, containers: &[&Definition]) -> bool {
-        let own = self.containers.iter().copied().chain(self.symbol);
-        let mut own = own.map(|definition| definition as *const Definition);
-        containers
-            .iter()
-            .all(|container| own.next() == Some(*container as *const Definition))
+        let mut own = self.containers.iter().copied().chain(self.symbol);
+        containers.iter().all(|container| {
+            own.next()
+                .is_some_and(|mine| std::ptr::eq(mine, *container))
+        })
     }
 }
 
@@ -239,6 +243,11 @@ fn tile<'d>(
     }
 }
 
+/// `text` without surrounding whitespace or byte-order mark.
+pub(crate) fn trim(text: &str) -> &str {
+    text.trim_matches(|c: char| c.is_whitespace() || c == '\u{feff}')
+}
+
 /// The start of the line after the one `at` ends: `at` itself when it already
 /// follows a newline (some nodes, like C's `#define`, end with theirs).
 pub(crate) fn line_end(text: &str, at: usize) -> usize {
@@ -250,10 +259,12 @@ pub(crate) fn line_end(text: &str, at: usize) -> usize {
         .map_or(text.len(), |offset| at + offset + 1)
 }
 
-/// Folds whitespace and tiny gaps into a neighbour of the same container (the
-/// following symbol first, so a blank line or a stray `;` leads into the next
-/// definition; a container's closing brace goes back to its last member), drops
-/// empty pieces, and joins consecutive gaps that fit the budget together.
+/// Folds blank gaps into a neighbour of the same container (the following symbol
+/// first, so blank lines lead into the next definition) and closing lines into
+/// the chunk before them (a container's `}` goes back to its last member), drops
+/// empty pieces, and joins consecutive gaps that fit the budget together. Other
+/// short gaps (`use x;`, `#endif`, `export default App;`) stay chunks of their
+/// own: they are not part of either neighbour.
 fn merge_gaps<'d>(text: &str, pieces: Vec<Piece<'d>>, max_tokens: usize) -> Vec<Piece<'d>> {
     let mut pieces: Vec<Option<Piece<'d>>> = pieces
         .into_iter()
@@ -267,9 +278,11 @@ fn merge_gaps<'d>(text: &str, pieces: Vec<Piece<'d>>, max_tokens: usize) -> Vec<
         else {
             continue;
         };
-        let trimmed = text[gap.range.clone()].trim();
+        let trimmed = trim(&text[gap.range.clone()]);
         let blank = trimmed.is_empty();
-        if !blank && tokens::estimate(trimmed) > TINY_GAP_TOKENS {
+        let closer =
+            trimmed.starts_with(['}', ')', ']']) && tokens::estimate(trimmed) <= TINY_GAP_TOKENS;
+        if !blank && !closer {
             continue;
         }
         let next = (index + 1..pieces.len()).find(|&other| pieces[other].is_some());
@@ -284,18 +297,14 @@ fn merge_gaps<'d>(text: &str, pieces: Vec<Piece<'d>>, max_tokens: usize) -> Vec<
                 .as_ref()
                 .is_some_and(|piece| piece.symbol.is_some())
         });
-        // Only blank text may open the file inside a symbol: a lone import there
-        // is still the file's header, not part of the first definition.
-        let target = if !blank && previous.is_none() {
-            None
+        let target = if closer {
+            previous.filter(|&other| joins(other))
         } else if next_is_symbol && next.is_some_and(joins) {
             next
         } else if previous.is_some_and(joins) {
             previous
-        } else if blank {
-            next.or(previous)
         } else {
-            None
+            next.or(previous)
         };
         let Some(target) = target else {
             continue;

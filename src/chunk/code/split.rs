@@ -33,13 +33,13 @@ pub(crate) fn split_lines(text: &str, range: Range<usize>, max_tokens: usize) ->
     for end in cuts.into_iter().chain([range.end]) {
         let part = start..end;
         match out.last_mut() {
-            Some(previous) if text[part.clone()].trim().is_empty() => previous.end = end,
+            Some(previous) if super::trim(&text[part.clone()]).is_empty() => previous.end = end,
             _ => out.push(part),
         }
         start = end;
     }
     // A leading whitespace-only part cannot join a predecessor: give it to the next.
-    if out.len() > 1 && text[out[0].clone()].trim().is_empty() {
+    if out.len() > 1 && super::trim(&text[out[0].clone()]).is_empty() {
         let first = out.remove(0);
         out[0].start = first.start;
     }

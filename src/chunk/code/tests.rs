@@ -64,7 +64,7 @@ fn assert_tiles(text: &str, chunked: &Chunked) {
     for chunk in chunks {
         assert_eq!(chunk.text, text[chunk.bytes[0]..chunk.bytes[1]]);
         assert!(
-            !chunk.text.trim().is_empty(),
+            !trim(&chunk.text).is_empty(),
             "whitespace-only chunk at {:?}",
             chunk.bytes
         );
@@ -454,5 +454,70 @@ fn generated_files_are_detected() {
     assert_eq!(
         is_probably_generated("// Tokens are generated lazily.\nfn a() {}\n"),
         None
+    );
+}
+
+/// `(title path after the file, symbol qualified name)` of every chunk.
+fn outline(lang: &str, text: &str) -> Vec<(String, Option<String>)> {
+    let chunked = chunk_code("f", text, spec(lang), &ChunkOptions::default());
+    assert_tiles(text, &chunked);
+    chunked
+        .chunks
+        .iter()
+        .map(|chunk| {
+            let path = chunk.title_path[1..].join("/");
+            (
+                path,
+                chunk.symbol.as_ref().map(|symbol| symbol.qualified.clone()),
+            )
+        })
+        .collect()
+}
+
+fn owned(items: &[(&str, Option<&str>)]) -> Vec<(String, Option<String>)> {
+    items
+        .iter()
+        .map(|(path, symbol)| (path.to_string(), symbol.map(str::to_string)))
+        .collect()
+}
+
+#[test]
+fn gaps_between_members_and_around_symbols() {
+    let header = "#ifndef RING_H\n#define RING_H\n\n#include <stddef.h>\n\n/** Creates. */\nstruct ring *ring_new(size_t n);\n\n#endif\n";
+    assert_eq!(
+        outline("c", header),
+        owned(&[
+            ("", None),
+            ("RING_H", Some("RING_H")),
+            ("", None),
+            ("ring_new", Some("ring_new")),
+            ("", None),
+        ])
+    );
+    let python = "class A:\n    def f(self):\n        pass\n\n    x = 1\n\n\ndef g():\n    pass\n";
+    assert_eq!(
+        outline("python", python),
+        owned(&[
+            ("A", Some("A")),
+            ("A/f", Some("A.f")),
+            ("A", None),
+            ("g", Some("g")),
+        ])
+    );
+    let cpp =
+        "namespace {\nint helper() { return 1; }\n}\nclass X {\n public:\n  X();\n};\nX::X() {}\n";
+    assert_eq!(
+        outline("cpp", cpp),
+        owned(&[
+            ("", None),
+            ("helper", Some("helper")),
+            ("X", Some("X")),
+            ("X/X", Some("X::X")),
+        ])
+    );
+    let bom = "\u{feff}impl A { fn x() {} }\n";
+    assert_eq!(
+        outline("rust", bom),
+        owned(&[("A", Some("A")), ("A/x", Some("A::x"))])
     );
 }
