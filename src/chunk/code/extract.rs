@@ -28,7 +28,7 @@ const BODY_SEARCH_DEPTH: usize = 4;
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Definition {
     /// Normalized kind from `@definition.<kind>`.
-    pub(crate) kind: &'static str,
+    pub(crate) kind: String,
     pub(crate) name: String,
     /// `@scope`, for members written outside their container (`func (c *Cache) Get`).
     pub(crate) scope: Option<String>,
@@ -112,7 +112,8 @@ fn parse(text: &str, spec: &LanguageSpec, compiled: &Compiled) -> Result<Tree, S
 /// One query match that names a definition, before deduplication.
 struct Candidate<'tree> {
     pattern: usize,
-    kind: &'static str,
+    /// Borrowed from the query, which outlives the tree.
+    kind: &'tree str,
     container: bool,
     /// The captured node.
     node: Node<'tree>,
@@ -133,7 +134,7 @@ struct Candidates<'tree> {
 fn candidates<'tree>(
     text: &str,
     spec: &LanguageSpec,
-    compiled: &Compiled,
+    compiled: &'tree Compiled,
     root: Node<'tree>,
 ) -> Candidates<'tree> {
     let mut list = Vec::new();
@@ -144,8 +145,8 @@ fn candidates<'tree>(
     while let Some(found) = matches.next() {
         let (mut definition, mut name, mut scope, mut doc) = (None, None, None, None);
         for capture in found.captures() {
-            match compiled.roles[capture.index as usize] {
-                Role::Definition(kind) => definition = Some((kind, capture.node)),
+            match &compiled.roles[capture.index as usize] {
+                Role::Definition(kind) => definition = Some((&**kind, capture.node)),
                 Role::Name => name = Some(capture.node),
                 Role::Scope => scope = Some(capture.node),
                 Role::Doc => doc = Some(capture.node),
@@ -327,7 +328,7 @@ fn definition(
         body.is_none(),
     );
     Definition {
-        kind: candidate.kind,
+        kind: candidate.kind.to_string(),
         name: collapse(&text[candidate.name.byte_range()]),
         scope: candidate
             .scope

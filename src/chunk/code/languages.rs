@@ -46,10 +46,10 @@ pub struct LanguageSpec {
 }
 
 /// What a query capture means to the extractor (see `queries/rust.scm`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum Role {
-    /// `@definition.<kind>`: the node a symbol spans.
-    Definition(&'static str),
+    /// `@definition.<kind>`: the node a symbol spans, of this kind.
+    Definition(Box<str>),
     /// `@name`: the symbol's name.
     Name,
     /// `@scope`: a qualifier written outside any container.
@@ -81,7 +81,7 @@ impl Compiled {
                 "scope" => Role::Scope,
                 "doc" => Role::Doc,
                 other => match other.strip_prefix("definition.") {
-                    Some(kind) => Role::Definition(leak_kind(kind)),
+                    Some(kind) => Role::Definition(kind.into()),
                     None => Role::Other,
                 },
             })
@@ -101,34 +101,6 @@ impl Compiled {
             containers,
         }
     }
-}
-
-// Capture names borrow from the query, which lives in a `static`; the kinds are a
-// closed vocabulary, so mapping them to `'static` strings costs nothing per file.
-fn leak_kind(kind: &str) -> &'static str {
-    const KINDS: &[&str] = &[
-        "function",
-        "method",
-        "class",
-        "struct",
-        "enum",
-        "trait",
-        "interface",
-        "impl",
-        "module",
-        "const",
-        "static",
-        "var",
-        "type",
-        "macro",
-        "union",
-        "field",
-    ];
-    KINDS
-        .iter()
-        .find(|known| **known == kind)
-        .copied()
-        .unwrap_or("symbol")
 }
 
 impl LanguageSpec {

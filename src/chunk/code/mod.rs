@@ -154,7 +154,7 @@ fn by_symbols(
         let symbol = piece.symbol.map(|definition| Symbol {
             name: definition.name.clone(),
             qualified: qualified.join(lang.separator),
-            kind: definition.kind.to_string(),
+            kind: definition.kind.clone(),
             signature: definition.signature.clone(),
             doc: definition.doc.clone(),
         });

@@ -159,7 +159,7 @@ fn elide(
         }
         return;
     }
-    if CALLABLE_KINDS.contains(&definition.kind) {
+    if CALLABLE_KINDS.contains(&definition.kind.as_str()) {
         if let Some(body) = &definition.body {
             let replacement = body_replacement(text, lang, definition, body);
             // An Allman-style brace on its own line joins the signature.
@@ -173,7 +173,7 @@ fn elide(
         }
         return;
     }
-    if VALUE_KINDS.contains(&definition.kind) {
+    if VALUE_KINDS.contains(&definition.kind.as_str()) {
         let node = &text[definition.node.clone()];
         if node.lines().count() > MAX_VALUE_LINES {
             let first_line = node[..node.find('\n').unwrap_or(node.len())].trim_end();
