@@ -1,0 +1,481 @@
+//! Symbol extraction: run a language's query over a syntax tree and turn the
+//! matches into a tree of [`Definition`]s.
+//!
+//! Everything language-specific comes from the [`LanguageSpec`] row and its query;
+//! this file only knows the capture roles (`@definition.<kind>`, `@name`, `@scope`,
+//! `@doc`), the `container` property, and generic facts about syntax trees (ranges
+//! nest, comments are siblings, bodies are the `body` field).
+
+use std::cmp::Reverse;
+use std::collections::HashMap;
+use std::ops::Range;
+
+use tree_sitter::{Node, Parser, QueryCursor, StreamingIterator, Tree};
+
+use super::languages::{Compiled, LanguageSpec, Role};
+
+/// Longest signature kept, in bytes (cut at a char boundary, then `…`).
+const MAX_SIGNATURE: usize = 300;
+
+/// Kinds that are called, and so have a body worth eliding.
+pub(crate) const CALLABLE_KINDS: &[&str] = &["function", "method"];
+
+/// How far below a definition node its `body` field is looked for: far enough for
+/// `const f = () => {…}` (declaration → declarator → arrow function → body).
+const BODY_SEARCH_DEPTH: usize = 4;
+
+/// One symbol found in a file, with its members when it is a container.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Definition {
+    /// Normalized kind from `@definition.<kind>`.
+    pub(crate) kind: String,
+    pub(crate) name: String,
+    /// `@scope`, for members written outside their container (`func (c *Cache) Get`).
+    pub(crate) scope: Option<String>,
+    pub(crate) container: bool,
+    /// The definition node, wrappers (`export`, decorators) included.
+    pub(crate) node: Range<usize>,
+    /// Where the symbol's chunk starts: the line of its first doc comment or
+    /// attribute, or of the node itself.
+    pub(crate) start: usize,
+    /// The `body` field, when the definition has one.
+    pub(crate) body: Option<Range<usize>>,
+    /// The `@doc` docstring node, when the query captured one.
+    pub(crate) docstring: Option<Range<usize>>,
+    pub(crate) signature: String,
+    pub(crate) doc: String,
+    /// The comment nodes above the definition, in order, and whether each is
+    /// documentation by the language's convention.
+    pub(crate) comments: Vec<(Range<usize>, bool)>,
+    pub(crate) children: Vec<Definition>,
+}
+
+/// Where a tree has syntax errors and how much of the file they cover.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct SyntaxErrors {
+    /// 1-based line of the first error.
+    pub(crate) first_line: usize,
+    /// Number of `ERROR` and `MISSING` nodes.
+    pub(crate) count: usize,
+    /// Bytes inside `ERROR` nodes.
+    pub(crate) bytes: usize,
+}
+
+/// The definitions of one file plus what the chunker and skeleton need besides.
+#[derive(Debug)]
+pub(crate) struct Extraction {
+    /// Top-level definitions in document order.
+    pub(crate) definitions: Vec<Definition>,
+    /// Comments that are direct children of the root (module docs, banners),
+    /// and `@doc` captures outside any definition (a Python module docstring).
+    pub(crate) file_docs: Vec<Range<usize>>,
+    pub(crate) errors: Option<SyntaxErrors>,
+}
+
+/// Parses `text` and extracts its definitions; `Err` says why nothing could be
+/// parsed (invalid query, grammar rejected by the runtime, parser gave up).
+pub(crate) fn extract(text: &str, spec: &LanguageSpec) -> Result<Extraction, String> {
+    let compiled = spec.compiled()?;
+    let tree = parse(text, spec, compiled)?;
+    let root = tree.root_node();
+    let Candidates {
+        list,
+        docs,
+        file_docs,
+    } = candidates(text, spec, compiled, root);
+    let definitions = build(text, spec, list, &docs);
+    let mut cursor = root.walk();
+    let mut file_docs: Vec<Range<usize>> = root
+        .children(&mut cursor)
+        .filter(|child| spec.is_comment(child.kind()))
+        .map(|child| child.byte_range())
+        .chain(file_docs)
+        .collect();
+    file_docs.sort_by_key(|range| range.start);
+    Ok(Extraction {
+        definitions,
+        file_docs,
+        errors: syntax_errors(root),
+    })
+}
+
+fn parse(text: &str, spec: &LanguageSpec, compiled: &Compiled) -> Result<Tree, String> {
+    let mut parser = Parser::new();
+    parser
+        .set_language(&compiled.language)
+        .map_err(|error| format!("grammar for `{}` cannot be loaded: {error}", spec.name))?;
+    parser
+        .parse(text, None)
+        .ok_or_else(|| format!("the `{}` parser gave up", spec.name))
+}
+
+/// One query match that names a definition, before deduplication.
+struct Candidate<'tree> {
+    pattern: usize,
+    /// Borrowed from the query, which outlives the tree.
+    kind: &'tree str,
+    container: bool,
+    /// The captured node.
+    node: Node<'tree>,
+    /// `node` widened over wrapper ancestors.
+    outer: Node<'tree>,
+    name: Node<'tree>,
+    scope: Option<Node<'tree>>,
+}
+
+struct Candidates<'tree> {
+    list: Vec<Candidate<'tree>>,
+    /// Docstring ranges keyed by the id of the definition node they belong to.
+    docs: HashMap<usize, Range<usize>>,
+    /// `@doc` captures in matches without a definition.
+    file_docs: Vec<Range<usize>>,
+}
+
+fn candidates<'tree>(
+    text: &str,
+    spec: &LanguageSpec,
+    compiled: &'tree Compiled,
+    root: Node<'tree>,
+) -> Candidates<'tree> {
+    let mut list = Vec::new();
+    let mut docs = HashMap::new();
+    let mut file_docs = Vec::new();
+    let mut cursor = QueryCursor::new();
+    let mut matches = cursor.matches(&compiled.query, root, text.as_bytes());
+    while let Some(found) = matches.next() {
+        let (mut definition, mut name, mut scope, mut doc) = (None, None, None, None);
+        for capture in found.captures() {
+            match &compiled.roles[capture.index as usize] {
+                Role::Definition(kind) => definition = Some((&**kind, capture.node)),
+                Role::Name => name = Some(capture.node),
+                Role::Scope => scope = Some(capture.node),
+                Role::Doc => doc = Some(capture.node),
+                Role::Other => {}
+            }
+        }
+        let Some((kind, node)) = definition else {
+            file_docs.extend(doc.map(|doc| doc.byte_range()));
+            continue;
+        };
+        if let Some(doc) = doc {
+            docs.entry(node.id()).or_insert_with(|| doc.byte_range());
+        }
+        let Some(name) = name else {
+            continue;
+        };
+        let mut outer = node;
+        while let Some(parent) = outer
+            .parent()
+            .filter(|parent| spec.is_wrapper(parent.kind()))
+        {
+            outer = parent;
+        }
+        list.push(Candidate {
+            pattern: found.pattern_index,
+            kind,
+            container: compiled.containers[found.pattern_index],
+            node,
+            outer,
+            name,
+            scope,
+        });
+    }
+    // A name captured by several patterns belongs to the widest definition (so a
+    // wrapper joins its symbol); a node captured by several patterns takes the
+    // earliest pattern (so specific patterns can precede general ones).
+    list.sort_by_key(|c| (c.name.id(), Reverse(c.outer.byte_range().len()), c.pattern));
+    list.dedup_by_key(|c| c.name.id());
+    list.sort_by_key(|c| {
+        let outer = c.outer.byte_range();
+        (
+            outer.start,
+            Reverse(outer.end),
+            c.pattern,
+            c.name.start_byte(),
+        )
+    });
+    list.dedup_by_key(|c| c.outer.byte_range());
+    Candidates {
+        list,
+        docs,
+        file_docs,
+    }
+}
+
+/// Nests the candidates by range: a definition inside a container becomes its
+/// member; one inside any other definition is part of that definition's body.
+fn build(
+    text: &str,
+    spec: &LanguageSpec,
+    candidates: Vec<Candidate<'_>>,
+    docs: &HashMap<usize, Range<usize>>,
+) -> Vec<Definition> {
+    // Candidates are sorted by start, widest first, so a stack of open ranges
+    // gives each one its nearest enclosing definition.
+    let mut parents: Vec<Option<usize>> = Vec::with_capacity(candidates.len());
+    let mut kept = vec![false; candidates.len()];
+    let mut stack: Vec<usize> = Vec::new();
+    for (index, candidate) in candidates.iter().enumerate() {
+        while stack
+            .last()
+            .is_some_and(|&open| candidates[open].outer.end_byte() <= candidate.outer.start_byte())
+        {
+            stack.pop();
+        }
+        let parent = stack.last().copied();
+        let keep = match parent {
+            None => true,
+            Some(open) => kept[open] && candidates[open].container,
+        };
+        parents.push(parent);
+        kept[index] = keep;
+        stack.push(index);
+    }
+    let mut members: Vec<Vec<usize>> = vec![Vec::new(); candidates.len()];
+    let mut top = Vec::new();
+    for (index, parent) in parents.into_iter().enumerate() {
+        if kept[index] {
+            match parent {
+                Some(parent) => members[parent].push(index),
+                None => top.push(index),
+            }
+        }
+    }
+    let context = Context {
+        text,
+        spec,
+        candidates: &candidates,
+        docs,
+        members: &members,
+    };
+    top.into_iter()
+        .map(|index| context.assemble(index))
+        .collect()
+}
+
+/// What [`Context::assemble`] needs to turn candidate indices into a tree.
+struct Context<'a, 'tree> {
+    text: &'a str,
+    spec: &'a LanguageSpec,
+    candidates: &'a [Candidate<'tree>],
+    docs: &'a HashMap<usize, Range<usize>>,
+    /// Indices of each candidate's members, in document order.
+    members: &'a [Vec<usize>],
+}
+
+impl Context<'_, '_> {
+    fn assemble(&self, index: usize) -> Definition {
+        let mut found = definition(self.text, self.spec, &self.candidates[index], self.docs);
+        found.children = self.members[index]
+            .iter()
+            .map(|&member| self.assemble(member))
+            .collect();
+        found
+    }
+}
+
+fn definition(
+    text: &str,
+    spec: &LanguageSpec,
+    candidate: &Candidate<'_>,
+    docs: &HashMap<usize, Range<usize>>,
+) -> Definition {
+    let (start, prefix) = prefix(text, spec, candidate.outer);
+    let docstring = docs
+        .get(&candidate.node.id())
+        .or_else(|| docs.get(&candidate.outer.id()))
+        .or_else(|| {
+            candidate
+                .name
+                .parent()
+                .and_then(|parent| docs.get(&parent.id()))
+        })
+        .cloned();
+    let comments: Vec<(Range<usize>, bool)> = prefix
+        .iter()
+        .filter(|node| spec.is_comment(node.kind()))
+        .map(|node| {
+            (
+                node.byte_range(),
+                spec.is_doc_comment(&text[node.byte_range()]),
+            )
+        })
+        .collect();
+    let doc = match &docstring {
+        Some(range) => text[range.clone()].to_string(),
+        None => comments
+            .iter()
+            .filter(|(_, is_doc)| *is_doc)
+            .map(|(range, _)| text[range.clone()].trim_end())
+            .collect::<Vec<_>>()
+            .join("\n"),
+    };
+    // Only callables look below their own node for a body (`const f = () => {…}`);
+    // a constant's value may hold functions whose bodies are not its own.
+    let body = match candidate.node.child_by_field_name("body") {
+        Some(body) => Some(body),
+        None if CALLABLE_KINDS.contains(&candidate.kind) => {
+            nested_body(candidate.node, candidate.name)
+        }
+        None => None,
+    };
+    let signature_end = match body {
+        Some(body) => signature_end(spec, body),
+        None => candidate.outer.end_byte(),
+    };
+    let signature = signature(
+        &text[candidate.outer.start_byte()..signature_end],
+        body.is_none(),
+    );
+    Definition {
+        kind: candidate.kind.to_string(),
+        name: collapse(&text[candidate.name.byte_range()]),
+        scope: candidate
+            .scope
+            .map(|scope| collapse(&text[scope.byte_range()])),
+        container: candidate.container,
+        node: candidate.outer.byte_range(),
+        start,
+        body: body.map(|body| body.byte_range()),
+        docstring,
+        signature,
+        doc,
+        comments,
+        children: Vec::new(),
+    }
+}
+
+/// The comments and attributes directly above `node` (no blank line between,
+/// each on its own line), and the chunk start they give: the start of the line
+/// of the first of them, or of `node` itself when it begins its line.
+fn prefix<'tree>(text: &str, spec: &LanguageSpec, node: Node<'tree>) -> (usize, Vec<Node<'tree>>) {
+    let mut first = node;
+    let mut prefix = Vec::new();
+    while let Some(previous) = first.prev_sibling() {
+        let kind = previous.kind();
+        if !(spec.is_comment(kind) || spec.is_attribute(kind)) {
+            break;
+        }
+        // Some grammars end a line comment after its newline (Rust), others before.
+        let last_row = match previous.end_position() {
+            end if end.column == 0 && end.row > previous.start_position().row => end.row - 1,
+            end => end.row,
+        };
+        if first.start_position().row > last_row + 1 || !starts_line(text, previous.start_byte()) {
+            break;
+        }
+        prefix.push(previous);
+        first = previous;
+    }
+    prefix.reverse();
+    let start = first.start_byte();
+    let line_start = text[..start].rfind('\n').map_or(0, |newline| newline + 1);
+    let start = if starts_line(text, start) {
+        line_start
+    } else {
+        start
+    };
+    (start, prefix)
+}
+
+/// True when only spaces and tabs (or the byte-order mark) precede `at` on its line.
+fn starts_line(text: &str, at: usize) -> bool {
+    let line_start = text[..at].rfind('\n').map_or(0, |newline| newline + 1);
+    text[line_start..at]
+        .trim_start_matches('\u{feff}')
+        .bytes()
+        .all(|byte| byte == b' ' || byte == b'\t')
+}
+
+/// The first `body` field below `node` that starts after the name.
+fn nested_body<'tree>(node: Node<'tree>, name: Node<'tree>) -> Option<Node<'tree>> {
+    let mut cursor = node.walk();
+    let mut depth = 0;
+    if !cursor.goto_first_child() {
+        return None;
+    }
+    loop {
+        let current = cursor.node();
+        if current.start_byte() >= name.end_byte() && cursor.field_name() == Some("body") {
+            return Some(current);
+        }
+        let descend = depth < BODY_SEARCH_DEPTH
+            && current.end_byte() > name.end_byte()
+            && cursor.goto_first_child();
+        if descend {
+            depth += 1;
+            continue;
+        }
+        while !cursor.goto_next_sibling() {
+            if depth == 0 || !cursor.goto_parent() {
+                return None;
+            }
+            depth -= 1;
+        }
+    }
+}
+
+/// Where the declaration before `body` ends: comments between the header and
+/// the body (Python allows them) are not part of the signature.
+fn signature_end(spec: &LanguageSpec, body: Node<'_>) -> usize {
+    let mut previous = body.prev_sibling();
+    while let Some(node) = previous.filter(|node| spec.is_comment(node.kind())) {
+        previous = node.prev_sibling();
+    }
+    previous.map_or(body.start_byte(), |node| node.end_byte())
+}
+
+fn signature(declaration: &str, whole_node: bool) -> String {
+    let declaration = declaration.trim_end();
+    // A definition without a body (a `const`, a Go `type … struct`) is its own
+    // signature, minus an opening brace left dangling by the cut.
+    let declaration = if whole_node {
+        declaration
+    } else {
+        declaration.trim_end_matches('{').trim_end()
+    };
+    let collapsed = collapse(declaration);
+    if collapsed.len() <= MAX_SIGNATURE {
+        return collapsed;
+    }
+    let mut cut = MAX_SIGNATURE;
+    while !collapsed.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    format!("{}…", collapsed[..cut].trim_end())
+}
+
+/// Every run of whitespace becomes one space.
+pub(crate) fn collapse(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+fn syntax_errors(root: Node<'_>) -> Option<SyntaxErrors> {
+    if !root.has_error() {
+        return None;
+    }
+    let mut errors = SyntaxErrors {
+        first_line: usize::MAX,
+        count: 0,
+        bytes: 0,
+    };
+    let mut pending = vec![root];
+    while let Some(node) = pending.pop() {
+        if node.is_error() || node.is_missing() {
+            errors.count += 1;
+            errors.first_line = errors.first_line.min(node.start_position().row + 1);
+            if node.is_error() {
+                errors.bytes += node.byte_range().len();
+            }
+            continue;
+        }
+        let mut cursor = node.walk();
+        pending.extend(node.children(&mut cursor).filter(|child| child.has_error()));
+    }
+    if errors.count == 0 {
+        // `has_error` with no ERROR or MISSING node below: report the root itself.
+        errors.count = 1;
+        errors.first_line = 1;
+    }
+    Some(errors)
+}

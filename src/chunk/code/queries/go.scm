@@ -1,0 +1,25 @@
+; Symbols of a Go file (see rust.scm for the conventions). Methods are written
+; outside their type, so the receiver type is captured as `@scope`: `Cache.Get`.
+
+(function_declaration name: (identifier) @name) @definition.function
+
+(method_declaration
+  receiver: (parameter_list
+    (parameter_declaration
+      type: [
+        (type_identifier) @scope
+        (pointer_type (type_identifier) @scope)
+        (generic_type type: (type_identifier) @scope)
+        (pointer_type (generic_type type: (type_identifier) @scope))
+      ]))
+  name: (field_identifier) @name) @definition.method
+
+(method_declaration name: (field_identifier) @name) @definition.method
+
+(type_declaration (type_spec name: (type_identifier) @name type: (struct_type))) @definition.struct
+(type_declaration (type_spec name: (type_identifier) @name type: (interface_type))) @definition.interface
+(type_declaration (type_spec name: (type_identifier) @name)) @definition.type
+(type_declaration (type_alias name: (type_identifier) @name)) @definition.type
+
+(source_file (const_declaration (const_spec name: (identifier) @name)) @definition.const)
+(source_file (var_declaration (var_spec name: (identifier) @name)) @definition.var)

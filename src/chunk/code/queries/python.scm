@@ -1,0 +1,28 @@
+; Symbols of a Python file (see rust.scm for the conventions). Decorators join
+; their definition through the `decorated_definition` wrapper (languages.rs).
+
+(class_definition
+  body: (block (function_definition name: (identifier) @name) @definition.method))
+
+(class_definition
+  body: (block (decorated_definition
+    definition: (function_definition name: (identifier) @name) @definition.method)))
+
+(function_definition name: (identifier) @name) @definition.function
+
+((class_definition name: (identifier) @name) @definition.class (#set! container))
+
+; Module-level constants, by the UPPER_CASE convention; other assignments are
+; module code and stay between symbols.
+((module (expression_statement (assignment left: (identifier) @name)) @definition.const)
+  (#match? @name "^_*[A-Z][A-Z0-9_]*$"))
+
+; Docstrings: matches without `@name` only attach `@doc` to their definition.
+(function_definition
+  body: (block . (expression_statement (string) @doc))) @definition.function
+
+(class_definition
+  body: (block . (expression_statement (string) @doc))) @definition.class
+
+; The module docstring: a `@doc` without a definition documents the file.
+(module . (expression_statement (string) @doc))

@@ -1,0 +1,48 @@
+; Symbols of a Rust file, for ctx's code chunker (modelled on tree-sitter-rust's
+; queries/tags.scm, but owned by ctx).
+;
+; Conventions shared by every query in this directory:
+; - `@definition.<kind>` marks the node a symbol chunk spans; `<kind>` becomes
+;   `Symbol::kind`. `@name` is its name, `@scope` (optional) a qualifier written
+;   outside any container (Go receivers, C++ `Foo::bar` definitions), `@doc`
+;   (optional) a docstring inside the node.
+; - `(#set! container)` marks definitions whose captured children get chunks of
+;   their own; definitions nested in any other definition stay inside it.
+; - When two patterns capture the same node, the earlier pattern wins; when two
+;   definitions share a name node, the wider one wins (so wrappers such as
+;   `export` or decorators join the symbol).
+; - Only members that deserve a chunk are captured inside containers: methods
+;   and nested containers. Fields, associated types and required-method
+;   signatures stay in the container's own chunk.
+
+(impl_item
+  body: (declaration_list
+    (function_item name: (identifier) @name) @definition.method))
+
+(trait_item
+  body: (declaration_list
+    (function_item name: (identifier) @name) @definition.method))
+
+(function_item name: (identifier) @name) @definition.function
+
+((impl_item type: (type_identifier) @name) @definition.impl (#set! container))
+((impl_item type: (generic_type type: (type_identifier) @name)) @definition.impl (#set! container))
+((impl_item type: (generic_type type: (scoped_type_identifier name: (type_identifier) @name))) @definition.impl (#set! container))
+((impl_item type: (scoped_type_identifier name: (type_identifier) @name)) @definition.impl (#set! container))
+((impl_item type: (_) @name) @definition.impl (#set! container))
+
+((trait_item name: (type_identifier) @name) @definition.trait (#set! container))
+
+((mod_item name: (identifier) @name body: (declaration_list)) @definition.module (#set! container))
+
+(struct_item name: (type_identifier) @name) @definition.struct
+(enum_item name: (type_identifier) @name) @definition.enum
+(union_item name: (type_identifier) @name) @definition.union
+(macro_definition name: (identifier) @name) @definition.macro
+
+(source_file (type_item name: (type_identifier) @name) @definition.type)
+(source_file (const_item name: (identifier) @name) @definition.const)
+(source_file (static_item name: (identifier) @name) @definition.static)
+(mod_item body: (declaration_list (type_item name: (type_identifier) @name) @definition.type))
+(mod_item body: (declaration_list (const_item name: (identifier) @name) @definition.const))
+(mod_item body: (declaration_list (static_item name: (identifier) @name) @definition.static))

@@ -1,0 +1,61 @@
+; Symbols of a TypeScript or TSX file (see rust.scm for the conventions).
+; `export` and `declare` join their declaration through the `export_statement`
+; and `ambient_declaration` wrappers (languages.rs). Interface members, method
+; overloads and abstract signatures stay in their container's chunk.
+
+(class_body (method_definition name: (_) @name) @definition.method)
+
+(class_body
+  (public_field_definition
+    name: (property_identifier) @name
+    value: [(arrow_function) (function_expression)]) @definition.method)
+
+([
+  (class_declaration name: (type_identifier) @name)
+  (abstract_class_declaration name: (type_identifier) @name)
+  (class name: (type_identifier) @name)
+] @definition.class (#set! container))
+
+((interface_declaration name: (type_identifier) @name) @definition.interface)
+
+([
+  (internal_module name: (_) @name)
+  (module name: (_) @name)
+] @definition.module (#set! container))
+
+(enum_declaration name: (identifier) @name) @definition.enum
+
+(type_alias_declaration name: (type_identifier) @name) @definition.type
+
+[
+  (function_declaration name: (identifier) @name)
+  (generator_function_declaration name: (identifier) @name)
+  (function_signature name: (identifier) @name)
+] @definition.function
+
+([(lexical_declaration (variable_declarator
+    name: (identifier) @name
+    value: [(arrow_function) (function_expression) (generator_function)]))
+  (variable_declaration (variable_declarator
+    name: (identifier) @name
+    value: [(arrow_function) (function_expression) (generator_function)]))] @definition.function)
+
+(program
+  (lexical_declaration kind: "const"
+    (variable_declarator name: (identifier) @name)) @definition.const)
+
+(program
+  (export_statement
+    (lexical_declaration kind: "const"
+      (variable_declarator name: (identifier) @name)) @definition.const))
+
+(internal_module
+  body: (statement_block
+    (lexical_declaration kind: "const"
+      (variable_declarator name: (identifier) @name)) @definition.const))
+
+(internal_module
+  body: (statement_block
+    (export_statement
+      (lexical_declaration kind: "const"
+        (variable_declarator name: (identifier) @name)) @definition.const)))

@@ -1,0 +1,525 @@
+//! Unit tests of the code chunker: golden symbol lists per language, tiling
+//! invariants, splitting, fallbacks, skeletons and generated-file detection.
+
+use super::*;
+
+/// `(language, path, source, golden symbol list)` for every fixture.
+macro_rules! fixtures {
+    ($($lang:literal => $dir:literal / $file:literal),* $(,)?) => {
+        [$((
+            $lang,
+            concat!("fixtures/code/", $dir, "/", $file),
+            include_str!(concat!("../../../fixtures/code/", $dir, "/", $file)),
+            include_str!(concat!("../../../fixtures/code/", $dir, "/sample.symbols.txt")),
+        )),*]
+    };
+}
+
+const FIXTURES: [(&str, &str, &str, &str); 9] = fixtures![
+    "rust" => "rust" / "sample.rs",
+    "python" => "python" / "sample.py",
+    "javascript" => "javascript" / "sample.js",
+    "typescript" => "typescript" / "sample.ts",
+    "tsx" => "tsx" / "sample.tsx",
+    "go" => "go" / "sample.go",
+    "java" => "java" / "sample.java",
+    "c" => "c" / "sample.c",
+    "cpp" => "cpp" / "sample.cpp",
+];
+
+fn spec(name: &str) -> &'static LanguageSpec {
+    language_by_name(name).expect("language in the table")
+}
+
+fn options(max_chunk_tokens: usize) -> ChunkOptions {
+    ChunkOptions { max_chunk_tokens }
+}
+
+/// One line per symbol chunk: `kind qualified first-last`.
+fn symbol_lines(chunked: &Chunked) -> String {
+    let mut out = String::new();
+    for chunk in &chunked.chunks {
+        if let Some(symbol) = &chunk.symbol {
+            out.push_str(&format!(
+                "{} {} {}-{}\n",
+                symbol.kind, symbol.qualified, chunk.lines[0], chunk.lines[1]
+            ));
+        }
+    }
+    out
+}
+
+fn assert_tiles(text: &str, chunked: &Chunked) {
+    let chunks = &chunked.chunks;
+    assert!(!chunks.is_empty(), "no chunks for a non-empty file");
+    assert_eq!(chunks[0].bytes[0], 0);
+    assert_eq!(chunks[chunks.len() - 1].bytes[1], text.len());
+    for pair in chunks.windows(2) {
+        assert_eq!(
+            pair[0].bytes[1], pair[1].bytes[0],
+            "gap or overlap after {:?}",
+            pair[0].title_path
+        );
+    }
+    for chunk in chunks {
+        assert_eq!(chunk.text, text[chunk.bytes[0]..chunk.bytes[1]]);
+        assert!(
+            !trim(&chunk.text).is_empty(),
+            "whitespace-only chunk at {:?}",
+            chunk.bytes
+        );
+        assert_eq!(
+            chunk.lines,
+            crate::chunk::line_range(text, chunk.bytes[0], chunk.bytes[1])
+        );
+        assert_eq!(chunk.token_est, crate::tokens::estimate(&chunk.text));
+        assert_eq!(chunk.kind, ChunkKind::Code);
+        assert!(id::parse(&chunk.id).is_some(), "bad id {}", chunk.id);
+        assert_eq!(chunk.title_path[0], chunk.doc);
+    }
+}
+
+#[test]
+fn queries_compile_and_extensions_are_unique() {
+    let mut seen = std::collections::HashSet::new();
+    for lang in all_languages() {
+        if let Err(error) = lang.compiled() {
+            panic!("{error}");
+        }
+        for extension in lang.extensions {
+            assert!(
+                seen.insert(*extension),
+                "extension {extension} listed twice"
+            );
+        }
+        assert_eq!(
+            language_by_name(lang.name).map(|found| found.name),
+            Some(lang.name)
+        );
+    }
+}
+
+#[test]
+fn languages_by_path() {
+    let name = |path| language_for_path(path).map(|lang| lang.name);
+    assert_eq!(name("src/walk.rs"), Some("rust"));
+    assert_eq!(name("a/b/stubs.pyi"), Some("python"));
+    assert_eq!(name("web/App.JSX"), Some("javascript"));
+    assert_eq!(name("lib/index.mts"), Some("typescript"));
+    assert_eq!(name("ui/List.tsx"), Some("tsx"));
+    assert_eq!(name("include/ring.h"), Some("c"));
+    assert_eq!(name("include/ring.hxx"), Some("cpp"));
+    assert_eq!(name("Makefile"), None);
+    assert_eq!(name(".rs"), None);
+    assert_eq!(name("notes.md"), None);
+}
+
+#[test]
+fn golden_symbols() {
+    for (lang, path, text, golden) in FIXTURES {
+        let chunked = chunk_code(path, text, spec(lang), &ChunkOptions::default());
+        assert!(chunked.notes.is_empty(), "{lang}: {:?}", chunked.notes);
+        assert_eq!(
+            symbol_lines(&chunked),
+            golden,
+            "{lang}: symbols differ from the golden list"
+        );
+    }
+}
+
+#[test]
+fn fixtures_tile_at_every_budget() {
+    for (lang, path, text, _) in FIXTURES {
+        for budget in [20, 60, 150, 600, 10_000] {
+            let chunked = chunk_code(path, text, spec(lang), &options(budget));
+            assert_tiles(text, &chunked);
+            for chunk in &chunked.chunks {
+                let single_line = chunk
+                    .text
+                    .lines()
+                    .filter(|line| !line.trim().is_empty())
+                    .count()
+                    == 1;
+                assert!(
+                    chunk.token_est <= budget || single_line,
+                    "{lang}@{budget}: {} tokens at lines {:?}",
+                    chunk.token_est,
+                    chunk.lines
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn titles_and_symbols_of_a_method() {
+    let (_, path, text, _) = FIXTURES[0];
+    let chunked = chunk_code(path, text, spec("rust"), &ChunkOptions::default());
+    let build = chunked
+        .chunks
+        .iter()
+        .find(|chunk| {
+            chunk
+                .symbol
+                .as_ref()
+                .is_some_and(|symbol| symbol.qualified == "WalkBuilder::build")
+        })
+        .expect("WalkBuilder::build");
+    assert_eq!(
+        build.title_path,
+        ["fixtures/code/rust/sample.rs", "WalkBuilder", "build"]
+    );
+    assert_eq!(build.lang.as_deref(), Some("rust"));
+    let symbol = build.symbol.as_ref().expect("symbol");
+    assert_eq!(symbol.kind, "method");
+    assert_eq!(symbol.signature, "pub fn build(&self) -> Walk");
+    assert_eq!(
+        symbol.doc,
+        "/// Consumes the settings and returns the walk."
+    );
+    assert!(
+        build.text.contains("#[must_use]"),
+        "attributes join their symbol"
+    );
+    let python = chunk_code(
+        "inv.py",
+        FIXTURES[1].2,
+        spec("python"),
+        &ChunkOptions::default(),
+    );
+    let size = python
+        .chunks
+        .iter()
+        .filter_map(|chunk| chunk.symbol.as_ref())
+        .find(|symbol| symbol.qualified == "Inventory.size")
+        .expect("Inventory.size");
+    assert_eq!(size.doc, "\"\"\"Number of distinct SKUs.\"\"\"");
+    assert_eq!(size.signature, "@property def size(self) -> int:");
+}
+
+#[test]
+fn ids_are_stable_and_unique() {
+    for (lang, path, text, _) in FIXTURES {
+        let first = chunk_code(path, text, spec(lang), &ChunkOptions::default());
+        let second = chunk_code(path, text, spec(lang), &ChunkOptions::default());
+        assert_eq!(first, second);
+        let ids: std::collections::HashSet<_> =
+            first.chunks.iter().map(|chunk| &chunk.id).collect();
+        assert_eq!(ids.len(), first.chunks.len(), "{lang}: duplicate ids");
+    }
+}
+
+fn long_function(lines: usize) -> String {
+    let mut text = String::from(
+        "use std::fmt;\n\n/// Adds things up.\npub fn total(values: &[u64]) -> u64 {\n",
+    );
+    for line in 0..lines {
+        text.push_str(&format!(
+            "    let value_{line} = values.get({line}).copied().unwrap_or(0); // é\n"
+        ));
+        if line % 10 == 9 {
+            text.push('\n');
+        }
+    }
+    text.push_str("    0\n}\n\nfn after() {}\n");
+    text
+}
+
+#[test]
+fn long_function_is_split_into_parts() {
+    let text = long_function(120);
+    let chunked = chunk_code(
+        "src/total.rs",
+        &text,
+        spec("rust"),
+        &ChunkOptions::default(),
+    );
+    assert_tiles(&text, &chunked);
+    let parts: Vec<&Chunk> = chunked
+        .chunks
+        .iter()
+        .filter(|chunk| {
+            chunk
+                .symbol
+                .as_ref()
+                .is_some_and(|symbol| symbol.name == "total")
+        })
+        .collect();
+    assert!(parts.len() >= 2, "expected parts, got {}", parts.len());
+    for (index, part) in parts.iter().enumerate() {
+        assert_eq!(part.part, Some([index + 1, parts.len()]));
+        assert_eq!(part.title_path, ["src/total.rs", "total"]);
+        assert!(part.token_est <= 600);
+    }
+    assert!(
+        parts[0]
+            .text
+            .trim_start()
+            .starts_with("/// Adds things up.")
+    );
+    let after = chunked.chunks.last().expect("chunks");
+    assert_eq!(
+        after.symbol.as_ref().map(|symbol| symbol.name.as_str()),
+        Some("after")
+    );
+    assert_eq!(after.part, None);
+}
+
+#[test]
+fn broken_file_falls_back_to_lines() {
+    let mut text = String::from("fn ok() {}\n\n");
+    for line in 0..200 {
+        text.push_str(&format!(
+            "let {line} = ) ( }} {{ ; struct impl for {line}\n"
+        ));
+        if line % 25 == 0 {
+            text.push('\n');
+        }
+    }
+    let chunked = chunk_code("src/broken.rs", &text, spec("rust"), &options(100));
+    assert_tiles(&text, &chunked);
+    assert!(chunked.chunks.iter().all(|chunk| chunk.symbol.is_none()));
+    assert!(chunked.chunks.len() > 1);
+    assert_eq!(chunked.notes.len(), 1);
+    assert!(
+        chunked.notes[0].message.contains("split by lines"),
+        "{:?}",
+        chunked.notes
+    );
+    assert!(chunked.notes[0].line.is_some());
+}
+
+#[test]
+fn small_syntax_error_keeps_symbols() {
+    let (_, path, text, _) = FIXTURES[0];
+    let broken = text.replace("bucket.sort();", "bucket.sort(;");
+    let chunked = chunk_code(path, &broken, spec("rust"), &ChunkOptions::default());
+    assert_tiles(&broken, &chunked);
+    assert_eq!(chunked.notes.len(), 1, "{:?}", chunked.notes);
+    assert!(chunked.notes[0].message.contains("syntax error"));
+    let symbols = symbol_lines(&chunked);
+    assert!(symbols.contains("method WalkBuilder::build"), "{symbols}");
+    assert!(symbols.contains("function sort::by_name"), "{symbols}");
+}
+
+#[test]
+fn degenerate_inputs() {
+    let rust = spec("rust");
+    assert!(
+        chunk_code("a.rs", "", rust, &ChunkOptions::default())
+            .chunks
+            .is_empty()
+    );
+    assert!(
+        chunk_code("a.rs", " \n\n\t\n", rust, &ChunkOptions::default())
+            .chunks
+            .is_empty()
+    );
+    for text in [
+        "fn a() {}",
+        "// only a comment",
+        "\n\nfn a() {} fn b() {}\n\n",
+        "fn a() {}\r\n\r\nfn b() {}\r\n",
+    ] {
+        let chunked = chunk_code("a.rs", text, rust, &options(5));
+        assert_tiles(text, &chunked);
+    }
+    let one_line = chunk_code(
+        "a.rs",
+        "fn a() {} fn b() {}",
+        rust,
+        &ChunkOptions::default(),
+    );
+    assert_eq!(symbol_lines(&one_line), "function a 1-1\nfunction b 1-1\n");
+}
+
+#[test]
+fn skeleton_of_rust_sample_is_small_and_keeps_every_signature() {
+    let (_, path, text, _) = FIXTURES[0];
+    let shape = skeleton(text, spec("rust"));
+    let ratio = crate::tokens::estimate(&shape) * 100 / crate::tokens::estimate(text);
+    // "A few hundred tokens" for the file's shape: under 40 % of its o200k-like
+    // estimate (35 % with the old chars/4 estimate, which under-counts code).
+    assert!(ratio < 40, "skeleton is {ratio}% of the file:\n{shape}");
+    let chunked = chunk_code(path, text, spec("rust"), &ChunkOptions::default());
+    for symbol in chunked
+        .chunks
+        .iter()
+        .filter_map(|chunk| chunk.symbol.as_ref())
+    {
+        if symbol.kind == "function" || symbol.kind == "method" {
+            assert!(
+                shape.contains(&format!("{} {{ … }}", symbol.signature)),
+                "missing {}:\n{shape}",
+                symbol.signature
+            );
+        }
+    }
+    for body_line in [
+        "self.follow_links = yes;",
+        "map.entry(depth)",
+        "assert!(is_hidden",
+        "fs::read_dir(&path)",
+    ] {
+        assert!(
+            !shape.contains(body_line),
+            "body line {body_line} kept:\n{shape}"
+        );
+    }
+    for kept in [
+        "max_depth: Option<usize>,",
+        "Io(String),",
+        "type Item = PathBuf;",
+        "//! A tiny directory walker",
+    ] {
+        assert!(shape.contains(kept), "{kept} missing:\n{shape}");
+    }
+    assert!(!shape.contains("use std::collections::HashMap;"));
+}
+
+#[test]
+fn skeletons_of_other_languages_elide_bodies() {
+    let python = skeleton(FIXTURES[1].2, spec("python"));
+    assert!(python.contains("    def size(self) -> int:\n        \"\"\"Number of distinct SKUs.\"\"\"\n        ...\n"), "{python}");
+    assert!(
+        python.contains("class Inventory:\n    \"\"\"A collection of items keyed by SKU."),
+        "{python}"
+    );
+    assert!(!python.contains("existing.quantity += item.quantity"));
+    let c = skeleton(FIXTURES[7].2, spec("c"));
+    assert!(c.contains("ring_t *ring_new(size_t capacity) { … }"), "{c}");
+    assert!(c.contains("    size_t capacity;"), "{c}");
+    let bodies = [
+        "fs::read_dir(&path)",
+        "existing.quantity += item.quantity",
+        "this.count += 1;",
+        "results.push(await runOne",
+        "useMemo(",
+        "c.order.MoveToFront(element)",
+        "total = total.add",
+        "ring->len += 1;",
+        "tokens_ -= n;",
+    ];
+    for ((lang, _, text, _), body) in FIXTURES.into_iter().zip(bodies) {
+        assert!(text.contains(body), "{lang}: fixture lacks {body}");
+        let shape = skeleton(text, spec(lang));
+        assert!(
+            !shape.contains(body),
+            "{lang}: body line {body} kept:\n{shape}"
+        );
+        assert!(
+            shape.len() < text.len() * 3 / 4,
+            "{lang}: skeleton barely smaller:\n{shape}"
+        );
+    }
+}
+
+#[test]
+fn skeleton_of_single_chunks() {
+    let python = spec("python");
+    let method = "    @property\n    def size(self) -> int:\n        \"\"\"Number of SKUs.\n\n        More.\n        \"\"\"\n        return len(self._items)\n";
+    assert_eq!(
+        skeleton_of_chunk(method, python),
+        "    @property\n    def size(self) -> int:\n        \"\"\"Number of SKUs.\"\"\"\n        ...\n"
+    );
+    let rust = "    /// Doc.\n    pub fn build(&self) -> Walk {\n        Walk {}\n    }\n";
+    assert_eq!(
+        skeleton_of_chunk(rust, spec("rust")),
+        "    /// Doc.\n    pub fn build(&self) -> Walk { … }\n"
+    );
+    let js = "  /** Sends. */\n  send(event, ...args) {\n    return this.emit(event);\n  }\n";
+    assert_eq!(
+        skeleton_of_chunk(js, spec("javascript")),
+        "  /** Sends. */\n  send(event, ...args) { … }\n"
+    );
+    let imports = "use std::fmt;\nuse std::io;\n";
+    assert_eq!(skeleton_of_chunk(imports, spec("rust")), imports);
+}
+
+#[test]
+fn generated_files_are_detected() {
+    assert!(
+        is_probably_generated("// Code generated by protoc-gen-go. DO NOT EDIT.\npackage x\n")
+            .is_some()
+    );
+    assert!(is_probably_generated("# @generated by tool\nx = 1\n").is_some());
+    let minified = format!("!function(){{{}}}();\n", "var a=1;".repeat(400));
+    assert!(is_probably_generated(&minified).is_some_and(|reason| reason.contains("minified")));
+    let wide = format!("{}\n", "x".repeat(400)).repeat(60);
+    assert!(is_probably_generated(&wide).is_some_and(|reason| reason.contains("average")));
+    let mut long_line = "fn a() {}\n".repeat(3_000);
+    long_line.push_str(&format!("const DATA: &str = \"{}\";\n", "x".repeat(6_000)));
+    assert!(is_probably_generated(&long_line).is_some_and(|reason| reason.contains("line 3001")));
+    for (_, _, text, _) in FIXTURES {
+        assert_eq!(is_probably_generated(text), None);
+    }
+    assert_eq!(
+        is_probably_generated("// Tokens are generated lazily.\nfn a() {}\n"),
+        None
+    );
+}
+
+/// `(title path after the file, symbol qualified name)` of every chunk.
+fn outline(lang: &str, text: &str) -> Vec<(String, Option<String>)> {
+    let chunked = chunk_code("f", text, spec(lang), &ChunkOptions::default());
+    assert_tiles(text, &chunked);
+    chunked
+        .chunks
+        .iter()
+        .map(|chunk| {
+            let path = chunk.title_path[1..].join("/");
+            (
+                path,
+                chunk.symbol.as_ref().map(|symbol| symbol.qualified.clone()),
+            )
+        })
+        .collect()
+}
+
+fn owned(items: &[(&str, Option<&str>)]) -> Vec<(String, Option<String>)> {
+    items
+        .iter()
+        .map(|(path, symbol)| (path.to_string(), symbol.map(str::to_string)))
+        .collect()
+}
+
+#[test]
+fn gaps_between_members_and_around_symbols() {
+    let header = "#ifndef RING_H\n#define RING_H\n\n#include <stddef.h>\n\n/** Creates. */\nstruct ring *ring_new(size_t n);\n\n#endif\n";
+    assert_eq!(
+        outline("c", header),
+        owned(&[
+            ("", None),
+            ("RING_H", Some("RING_H")),
+            ("", None),
+            ("ring_new", Some("ring_new")),
+            ("", None),
+        ])
+    );
+    let python = "class A:\n    def f(self):\n        pass\n\n    x = 1\n\n\ndef g():\n    pass\n";
+    assert_eq!(
+        outline("python", python),
+        owned(&[
+            ("A", Some("A")),
+            ("A/f", Some("A.f")),
+            ("A", None),
+            ("g", Some("g")),
+        ])
+    );
+    let cpp =
+        "namespace {\nint helper() { return 1; }\n}\nclass X {\n public:\n  X();\n};\nX::X() {}\n";
+    assert_eq!(
+        outline("cpp", cpp),
+        owned(&[
+            ("", None),
+            ("helper", Some("helper")),
+            ("X", Some("X")),
+            ("X/X", Some("X::X")),
+        ])
+    );
+    let bom = "\u{feff}impl A { fn x() {} }\n";
+    assert_eq!(
+        outline("rust", bom),
+        owned(&[("A", Some("A")), ("A/x", Some("A::x"))])
+    );
+}
