@@ -101,14 +101,26 @@ enum Outcome {
     Skipped(Warning),
 }
 
+/// Whether `rel` is a code file ctx indexes by default (`index_code`), or one
+/// mapped in `code_extensions`.
+pub fn is_code(settings: &Settings, rel: &str) -> bool {
+    settings.index_code
+        && matches!(
+            chunk::DocFormat::of(rel, &settings.code_extensions),
+            chunk::DocFormat::Code(_)
+        )
+}
+
 /// The settings that, when changed, invalidate every chunk.
 fn settings_signature(settings: &Settings) -> String {
     format!(
-        "{}|{}|{:?}|{:?}",
+        "{}|{}|{:?}|{:?}|{}|{:?}",
         pack::generator_version(),
         settings.max_chunk_tokens,
         settings.include,
-        settings.exclude
+        settings.exclude,
+        settings.index_code,
+        settings.code_extensions
     )
 }
 
@@ -119,7 +131,7 @@ pub fn build(seg: &Segment, settings: &Settings, opts: &BuildOptions<'_>) -> Res
     let _lock = FileLock::acquire(&seg.build_lock(), LockKind::Build, opts.lock_timeout)?;
     store::remove_stale_temps(&seg.ctx_dir());
 
-    let walked = sources::walk(&seg.root, settings, &|_| false)?;
+    let walked = sources::walk(&seg.root, settings, &|rel| is_code(settings, rel))?;
     let mut warnings = walked.warnings;
     let mut catalog = Catalog::open(&seg.db_path())?;
     let index = SearchIndex::open_or_create(&seg.index_dir())?;
@@ -346,7 +358,17 @@ fn process(
     if known.is_some_and(|k| k.sha256 == row.sha256) {
         return Outcome::Touched(entry.clone(), row);
     }
-    let chunked = chunk::chunk_document(&entry.rel, &loaded.text, opts);
+    let format = chunk::DocFormat::of(&entry.rel, &settings.code_extensions);
+    if matches!(format, chunk::DocFormat::Code(_))
+        && let Some(reason) = chunk::code::is_probably_generated(&loaded.text)
+    {
+        return Outcome::Skipped(Warning {
+            path: entry.rel.clone(),
+            line: None,
+            message: format!("skipped: looks generated or minified ({reason})"),
+        });
+    }
+    let chunked = chunk::chunk_document(&entry.rel, &loaded.text, format, opts);
     Outcome::Fresh(Fresh {
         entry: entry.clone(),
         row,

@@ -266,6 +266,29 @@ impl Catalog {
         Ok(())
     }
 
+    /// Code chunks whose metadata mentions `needle` (case-insensitive); the
+    /// caller filters on the parsed symbol.
+    pub fn code_chunks_mentioning(&self, needle: &str) -> Result<Vec<Chunk>> {
+        let mut stmt = self
+            .conn
+            .prepare(
+                "SELECT meta, body FROM chunks WHERE scope = 'docs' AND instr(meta, '\"symbol\"') > 0
+                 AND instr(lower(meta), lower(?1)) > 0 ORDER BY doc, ordinal",
+            )
+            .map_err(|e| self.err(e))?;
+        let rows = stmt
+            .query_map([needle], |r| {
+                Ok((r.get::<_, String>(0)?, r.get::<_, Vec<u8>>(1)?))
+            })
+            .map_err(|e| self.err(e))?;
+        let mut out = Vec::new();
+        for row in rows {
+            let (meta, body) = row.map_err(|e| self.err(e))?;
+            out.push(decode(&self.path, &meta, &body)?);
+        }
+        Ok(out)
+    }
+
     /// Counts and sizes for `ctx stats`.
     pub fn counts(&self) -> Result<(usize, usize, usize)> {
         self.conn

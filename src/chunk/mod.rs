@@ -158,33 +158,43 @@ pub fn line_range(text: &str, start: usize, end: usize) -> [usize; 2] {
 }
 
 /// How a document is chunked, chosen from its path.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy)]
 pub enum DocFormat {
     /// `.md`, `.markdown`, `.mdx`.
     Markdown,
+    /// Source code of a supported language.
+    Code(&'static code::LanguageSpec),
     /// Anything else: paragraphs and lines.
     Text,
 }
 
 impl DocFormat {
-    /// The format for a document path.
-    pub fn of(doc: &str) -> DocFormat {
+    /// The format for a document path; `extra` maps further extensions (from
+    /// `code_extensions` in `ctx.toml`) to language names.
+    pub fn of(doc: &str, extra: &std::collections::BTreeMap<String, String>) -> DocFormat {
         let lower = doc.to_ascii_lowercase();
         if [".md", ".markdown", ".mdx"]
             .iter()
             .any(|e| lower.ends_with(e))
         {
-            DocFormat::Markdown
-        } else {
-            DocFormat::Text
+            return DocFormat::Markdown;
+        }
+        if let Some(lang) = code::language_for_path(doc) {
+            return DocFormat::Code(lang);
+        }
+        let ext = lower.rsplit_once('.').map(|(_, e)| e).unwrap_or("");
+        match extra.get(ext).and_then(|name| code::language_by_name(name)) {
+            Some(lang) => DocFormat::Code(lang),
+            None => DocFormat::Text,
         }
     }
 }
 
-/// Chunks one document with the chunker its path calls for.
-pub fn chunk_document(doc: &str, text: &str, opts: &ChunkOptions) -> Chunked {
-    match DocFormat::of(doc) {
+/// Chunks one document with the chunker `format` calls for.
+pub fn chunk_document(doc: &str, text: &str, format: DocFormat, opts: &ChunkOptions) -> Chunked {
+    match format {
         DocFormat::Markdown => markdown::chunk_markdown(doc, text, opts),
+        DocFormat::Code(lang) => code::chunk_code(doc, text, lang, opts),
         DocFormat::Text => text::chunk_text(doc, text, &[doc.to_string()], opts),
     }
 }

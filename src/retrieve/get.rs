@@ -169,7 +169,18 @@ impl Retriever {
                 }
                 Mode::Excerpt => excerpt::excerpt(&c.text, &terms, share),
                 Mode::Skeleton => {
-                    let s = excerpt::skeleton(&c.title_path, &c.text, 12);
+                    // Code: signatures and doc comments with bodies elided;
+                    // Markdown: heading path and first lines.
+                    let lang = c
+                        .lang
+                        .as_deref()
+                        .and_then(crate::chunk::code::language_by_name);
+                    let s = match (c.kind, lang) {
+                        (crate::chunk::ChunkKind::Code, Some(lang)) => {
+                            crate::chunk::code::skeleton_of_chunk(&c.text, lang)
+                        }
+                        _ => excerpt::skeleton(&c.title_path, &c.text, 12),
+                    };
                     excerpt::excerpt(&s, &terms, share)
                 }
             };

@@ -81,6 +81,9 @@ pub struct Hit {
     pub score: f32,
     /// Chunk kind.
     pub kind: String,
+    /// Qualified symbol name, for code chunks that hold one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub symbol: Option<String>,
 }
 
 /// A heading offered when there is no evidence.
@@ -164,6 +167,7 @@ impl Retriever {
                 lines: c.lines,
                 score,
                 kind: c.kind.as_str().to_string(),
+                symbol: c.symbol.as_ref().map(|s| s.qualified.clone()),
             })
             .collect();
         Ok(SearchResult {

@@ -7,6 +7,7 @@ mod autopilot;
 mod build;
 mod call;
 mod chunk_props;
+mod code;
 mod crash;
 mod errors;
 mod history;

@@ -496,7 +496,9 @@ fn stale(seg: &Segment) -> Option<String> {
     if pack_generation.and_then(|g| g.parse::<u64>().ok()) != Some(generation) {
         return Some("the pack lags behind the catalog".into());
     }
-    let walked = match sources::walk(&seg.root, &settings, &|_| false) {
+    let walked = match sources::walk(&seg.root, &settings, &|rel| {
+        crate::pipeline::is_code(&settings, rel)
+    }) {
         Ok(w) => w,
         Err(e) => return Some(e.to_string()),
     };

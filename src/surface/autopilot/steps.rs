@@ -96,7 +96,10 @@ fn validate(seg: &Segment) -> Result<(), String> {
         Err(e @ Error::NoPack { .. }) => return Err(e.to_string()),
         Err(e) => return Err(format!("schema: {e}")),
     };
-    let walked = sources::walk(&seg.root, &settings, &|_| false).map_err(|e| e.to_string())?;
+    let walked = sources::walk(&seg.root, &settings, &|rel| {
+        crate::pipeline::is_code(&settings, rel)
+    })
+    .map_err(|e| e.to_string())?;
     // Files the build skips (too big, binary) are not expected in the pack.
     let readable: Vec<_> = walked
         .files

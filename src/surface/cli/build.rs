@@ -125,7 +125,9 @@ pub(super) fn validate(cli: &Cli, p: &Printer) -> anyhow::Result<ExitCode> {
     let (seg, settings) = open(cli)?;
     let problems = match pack::load(&seg.pack_path()) {
         Ok(pack) => {
-            let walked = sources::walk(&seg.root, &settings, &|_| false)?;
+            let walked = sources::walk(&seg.root, &settings, &|rel| {
+                crate::pipeline::is_code(&settings, rel)
+            })?;
             let disk: std::collections::BTreeMap<String, Vec<u8>> = walked
                 .files
                 .iter()

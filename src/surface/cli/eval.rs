@@ -43,11 +43,16 @@ struct Query {
     targets: Vec<Target>,
 }
 
+/// A relevant section (`doc` + `title_path` prefix) or code symbol (`file` +
+/// qualified `symbol`, `::` and `.` separators equivalent).
 #[derive(Debug, Deserialize)]
 struct Target {
+    #[serde(default, alias = "file")]
     doc: String,
     #[serde(default)]
     title_path: Vec<String>,
+    #[serde(default)]
+    symbol: Option<String>,
 }
 
 /// The metrics `ctx eval` prints.
@@ -79,6 +84,10 @@ fn norm(path: &[String]) -> Vec<String> {
 }
 
 fn relevant(hit: &Hit, t: &Target) -> bool {
+    if let Some(symbol) = &t.symbol {
+        let canon = |s: &str| s.replace("::", ".");
+        return hit.doc == t.doc && hit.symbol.as_deref().map(canon) == Some(canon(symbol));
+    }
     let (tp, hp) = (norm(&t.title_path), norm(&hit.title_path));
     hit.doc == t.doc && hp.len() >= tp.len() && hp[..tp.len()] == tp[..]
 }

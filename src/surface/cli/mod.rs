@@ -11,6 +11,7 @@ mod history;
 mod mcp;
 mod relay;
 mod search;
+mod symbol;
 mod tools;
 
 use std::ffi::OsString;
@@ -64,6 +65,8 @@ pub enum Command {
     Evidence(search::EvidenceArgs),
     /// Files, chunks, tokens, index and catalog size, last build.
     Stats,
+    /// A code symbol's exact source, with context lines around it.
+    Symbol(symbol::SymbolArgs),
     /// Retrieval quality on a labelled JSON-lines query set.
     Eval(eval::EvalArgs),
     /// Store a large value from stdin out of band; print a reference (or the value, when small).
@@ -144,6 +147,7 @@ fn dispatch(cli: &Cli, p: &Printer) -> anyhow::Result<ExitCode> {
         Command::Get(args) => search::get(cli, p, args),
         Command::Evidence(args) => search::evidence(cli, p, args),
         Command::Stats => build::stats(cli, p),
+        Command::Symbol(args) => symbol::symbol(cli, p, args),
         Command::Eval(args) => eval::eval(cli, p, args),
         Command::Box(args) => relay::box_cmd(cli, p, args),
         Command::Resolve(args) => relay::resolve_cmd(cli, p, args),

@@ -1,0 +1,186 @@
+//! `ctx symbol`: the exact code node for a name, with context lines around it
+//! (get_symbol / get_window). Several candidates give a list, never a guess.
+
+use std::process::ExitCode;
+
+use super::{Cli, open};
+use crate::catalog::Catalog;
+use crate::chunk::Chunk;
+use crate::error::Error;
+use crate::surface::output::{Printer, sanitize};
+use crate::tokens;
+
+/// Arguments of `ctx symbol`.
+#[derive(Debug, clap::Args)]
+pub struct SymbolArgs {
+    /// `name`, or `Container::name` (`Container.name` works too).
+    pub name: String,
+    /// Only symbols in this file (path relative to the project, or its end).
+    #[arg(long)]
+    pub file: Option<String>,
+    /// Lines of context before and after the symbol.
+    #[arg(long, default_value_t = 0)]
+    pub context_lines: usize,
+    /// Token budget for the printed window.
+    #[arg(long, default_value_t = crate::retrieve::DEFAULT_BUDGET)]
+    pub budget: usize,
+    /// Do not build or refresh the pack first.
+    #[arg(long)]
+    pub no_build: bool,
+}
+
+/// One symbol: its chunks (several when it was split into parts).
+struct Found {
+    doc: String,
+    qualified: String,
+    kind: String,
+    id: String,
+    lines: [usize; 2],
+}
+
+fn canon(s: &str) -> String {
+    s.replace("::", ".")
+}
+
+fn candidates(chunks: Vec<Chunk>, name: &str, file: Option<&str>, fold: bool) -> Vec<Found> {
+    let want = canon(name);
+    let eq = |a: &str| {
+        if fold {
+            a.eq_ignore_ascii_case(&want)
+        } else {
+            a == want
+        }
+    };
+    let mut found: Vec<Found> = Vec::new();
+    for c in chunks {
+        let Some(sym) = &c.symbol else { continue };
+        let q = canon(&sym.qualified);
+        if !(eq(&q) || eq(&sym.name)) {
+            continue;
+        }
+        if let Some(f) = file
+            && !(c.doc == f || c.doc.ends_with(&format!("/{f}")))
+        {
+            continue;
+        }
+        match found
+            .iter_mut()
+            .find(|x| x.doc == c.doc && x.qualified == sym.qualified)
+        {
+            // Parts of one split symbol: widen the range.
+            Some(x) => {
+                x.lines[0] = x.lines[0].min(c.lines[0]);
+                x.lines[1] = x.lines[1].max(c.lines[1]);
+            }
+            None => found.push(Found {
+                doc: c.doc.clone(),
+                qualified: sym.qualified.clone(),
+                kind: sym.kind.clone(),
+                id: c.id.clone(),
+                lines: c.lines,
+            }),
+        }
+    }
+    found
+}
+
+pub(super) fn symbol(cli: &Cli, p: &Printer, args: &SymbolArgs) -> anyhow::Result<ExitCode> {
+    let (seg, settings) = open(cli)?;
+    super::search::refresh(&seg, &settings, args.no_build, p)?;
+    let catalog = Catalog::open_read(&seg.db_path())?;
+    let last = canon(&args.name)
+        .rsplit('.')
+        .next()
+        .unwrap_or("")
+        .to_string();
+    if last.is_empty() {
+        return Err(Error::Invalid(
+            "give a symbol name, e.g. `build` or `WalkBuilder::build`".into(),
+        )
+        .into());
+    }
+    let pool = catalog.code_chunks_mentioning(&last)?;
+    let mut found = candidates(pool.clone(), &args.name, args.file.as_deref(), false);
+    if found.is_empty() {
+        found = candidates(pool, &args.name, args.file.as_deref(), true);
+    }
+    if found.is_empty() {
+        return Err(Error::Invalid(format!(
+            "no symbol `{}`{} in this pack; try `ctx search \"{}\" --kind code`",
+            args.name,
+            args.file
+                .as_deref()
+                .map(|f| format!(" in `{f}`"))
+                .unwrap_or_default(),
+            args.name
+        ))
+        .into());
+    }
+    if found.len() > 1 {
+        if p.json {
+            let list: Vec<_> = found
+                .iter()
+                .map(|f| serde_json::json!({"id": f.id, "symbol": f.qualified, "kind": f.kind, "doc": f.doc, "lines": f.lines}))
+                .collect();
+            p.json(&serde_json::json!({"candidates": list}));
+        } else {
+            p.text(&format!(
+                "{} symbols match `{}`; pick one with --file or a qualified name:\n",
+                found.len(),
+                args.name
+            ));
+            for f in found.iter().take(20) {
+                p.text(&format!(
+                    "  {:<10} {}  {}:{}-{}\n",
+                    f.kind,
+                    sanitize(&f.qualified),
+                    sanitize(&f.doc),
+                    f.lines[0],
+                    f.lines[1]
+                ));
+            }
+        }
+        return Ok(ExitCode::from(1));
+    }
+    let f = &found[0];
+    let path = seg.root.join(&f.doc);
+    let source = std::fs::read_to_string(&path).map_err(|e| Error::io("cannot read", &path, e))?;
+    let lines: Vec<&str> = source.split_inclusive('\n').collect();
+    let first = f.lines[0].saturating_sub(args.context_lines).max(1);
+    let last_line = (f.lines[1] + args.context_lines).min(lines.len());
+    let budget = args.budget.min(settings.max_budget);
+    let mut text = String::new();
+    let mut shown_to = first.saturating_sub(1);
+    for (n, line) in lines.iter().enumerate().take(last_line).skip(first - 1) {
+        if tokens::estimate(&text) + tokens::estimate(line) > budget {
+            break;
+        }
+        text.push_str(line);
+        shown_to = n + 1;
+    }
+    let cut = shown_to < last_line;
+    if p.json {
+        p.json(&serde_json::json!({
+            "id": f.id, "symbol": f.qualified, "kind": f.kind, "doc": f.doc,
+            "symbol_lines": f.lines, "lines": [first, shown_to], "text": text,
+            "token_est": tokens::estimate(&text), "truncated": cut,
+        }));
+    } else {
+        p.text(&format!(
+            "{} {} {} ({}:{}-{})\n{}",
+            p.accent(&format!("[{}]", f.id)),
+            f.kind,
+            sanitize(&f.qualified),
+            sanitize(&f.doc),
+            first,
+            shown_to,
+            sanitize(&text)
+        ));
+        if cut {
+            p.note(&format!(
+                "window cut at line {shown_to} of {last_line} by the budget of {budget} tokens; raise --budget"
+            ));
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,145 @@
+//! Code in packs: symbol chunks, code search, skeletons and `ctx symbol`.
+
+use predicates::prelude::*;
+
+use super::util::{Env, repo};
+
+fn code_env() -> Env {
+    let env = Env::empty();
+    super::util::copy_dir(&repo().join("fixtures/code"), env.path());
+    env.ctx(&["build"]).assert().success();
+    env
+}
+
+/// Code files of every supported language are indexed by default as symbols.
+#[test]
+fn code_files_become_symbol_chunks() {
+    let env = code_env();
+    let pack: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(env.path().join("_ctx/context_pack.json")).unwrap(),
+    )
+    .unwrap();
+    let chunks = pack["chunks"].as_array().unwrap();
+    for lang in [
+        "rust",
+        "python",
+        "javascript",
+        "typescript",
+        "tsx",
+        "go",
+        "java",
+        "c",
+        "cpp",
+    ] {
+        assert!(
+            chunks
+                .iter()
+                .any(|c| c["lang"] == lang && c["symbol"].is_object()),
+            "no symbol chunks for {lang}"
+        );
+    }
+    env.ctx(&["validate"]).assert().success();
+}
+
+/// `--kind code` finds functions by what they do and by split identifiers.
+#[test]
+fn code_search_and_symbol() {
+    let env = code_env();
+    let r = env.json(&[
+        "search",
+        "--kind",
+        "code",
+        "-k",
+        "3",
+        "--no-build",
+        "walk",
+        "builder",
+        "build",
+    ]);
+    let hits = r["hits"].as_array().unwrap();
+    assert!(!hits.is_empty());
+    assert!(hits.iter().all(|h| h["kind"] == "code"), "{r}");
+    let first = &hits[0];
+    assert!(first["symbol"].is_string(), "{first}");
+    let docs = env.json(&["search", "--kind", "docs", "--no-build", "walk builder"]);
+    assert!(
+        docs["hits"]
+            .as_array()
+            .is_none_or(|h| h.iter().all(|x| x["kind"] != "code"))
+    );
+    let id = first["id"].as_str().unwrap();
+    let sk = env.json(&["get", "--mode", "skeleton", "--no-build", id]);
+    assert!(sk["chunks"][0]["token_est"].as_u64().unwrap() <= first["token_est"].as_u64().unwrap());
+}
+
+/// `ctx symbol`: the exact node with context, a list for ambiguous names, a
+/// clear error for unknown ones.
+#[test]
+fn symbol_lookup() {
+    let env = code_env();
+    // A bare name defined by several symbols (taken from the pack itself).
+    let pack: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(env.path().join("_ctx/context_pack.json")).unwrap(),
+    )
+    .unwrap();
+    let mut by_name =
+        std::collections::BTreeMap::<String, std::collections::BTreeSet<String>>::new();
+    for c in pack["chunks"].as_array().unwrap() {
+        if let (Some(n), Some(q)) = (
+            c["symbol"]["name"].as_str(),
+            c["symbol"]["qualified"].as_str(),
+        ) {
+            by_name
+                .entry(n.to_string())
+                .or_default()
+                .insert(q.to_string());
+        }
+    }
+    let (name, qualified) = by_name
+        .iter()
+        .find(|(_, q)| q.len() >= 2)
+        .expect("an ambiguous name");
+    let list = env.ctx(&["symbol", "--no-build", name]).output().unwrap();
+    assert_eq!(list.status.code(), Some(1));
+    let s = String::from_utf8_lossy(&list.stdout);
+    assert!(
+        s.contains(&format!(
+            "symbols match `{name}`; pick one with --file or a qualified name:"
+        )),
+        "{s}"
+    );
+    assert!(qualified.iter().all(|q| s.contains(q.as_str())), "{s}");
+    env.ctx(&["symbol", "--no-build", "definitely_not_a_symbol"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "error: no symbol `definitely_not_a_symbol` in this pack; try `ctx search",
+        ));
+    let r = env.json(&[
+        "search",
+        "--kind",
+        "code",
+        "-k",
+        "1",
+        "--no-build",
+        "function",
+    ]);
+    let sym = r["hits"][0]["symbol"].as_str().unwrap().to_string();
+    let doc = r["hits"][0]["doc"].as_str().unwrap().to_string();
+    let out = env.json(&[
+        "symbol",
+        "--no-build",
+        "--file",
+        &doc,
+        "--context-lines",
+        "2",
+        &sym,
+    ]);
+    assert_eq!(out["symbol"], sym.as_str());
+    let [s0, s1] = [
+        out["symbol_lines"][0].as_u64().unwrap(),
+        out["symbol_lines"][1].as_u64().unwrap(),
+    ];
+    let l0 = out["lines"][0].as_u64().unwrap();
+    assert!(l0 <= s0 && l0 + 2 >= s0 && s1 >= s0, "{out}");
+}
