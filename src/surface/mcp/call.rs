@@ -305,7 +305,8 @@ fn part(p: Part<'_>, note: Option<String>) -> CallToolResult {
     )
 }
 
-fn render_search(query: &str, r: &SearchResult) -> String {
+/// The text a model reads for a search (shared with the relay proxy's `ctx_search`).
+pub(crate) fn render_search(query: &str, r: &SearchResult) -> String {
     if r.no_evidence {
         let mut out = format!(
             "No evidence in indexed context for: {query}\nSay the indexed docs do not cover it rather than guessing."
@@ -325,8 +326,15 @@ fn render_search(query: &str, r: &SearchResult) -> String {
     }
     let mut out = String::new();
     for (i, h) in r.hits.iter().enumerate() {
+        // A hit inside a boxed tool output names its reference, so the model
+        // can resolve or pass it on.
+        let boxed = h
+            .doc
+            .strip_prefix("relay/")
+            .map(|id| format!(", boxed output internal://{id}"))
+            .unwrap_or_default();
         out.push_str(&format!(
-            "{}. {}  {} ({}:{}-{}, ~{} tokens)\n   {}\n",
+            "{}. {}  {} ({}:{}-{}, ~{} tokens{boxed})\n   {}\n",
             i + 1,
             h.id,
             h.title_path.join(" > "),
@@ -340,7 +348,8 @@ fn render_search(query: &str, r: &SearchResult) -> String {
     out
 }
 
-fn render_get(r: &GetResult) -> String {
+/// The text a model reads for fetched chunks (shared with the relay proxy).
+pub(crate) fn render_get(r: &GetResult) -> String {
     let mut out = String::new();
     for c in &r.chunks {
         if let Some(old) = &c.replaces {

@@ -309,38 +309,7 @@ fn search(args: &Value, cx: &LocalContext) -> Result<Vec<Value>, String> {
         ..SearchOptions::default()
     };
     let result = r.search(&query, &opts).map_err(|e| e.to_string())?;
-    let mut out = String::new();
-    if result.no_evidence {
-        out.push_str(&format!(
-            "No evidence in indexed context for `{query}`. Say so rather than guess.\n"
-        ));
-        for s in &result.suggestions {
-            out.push_str(&format!(
-                "  nearest: [{}] {} ({})\n",
-                s.id,
-                s.title_path.join(" > "),
-                s.doc
-            ));
-        }
-    }
-    for (i, h) in result.hits.iter().enumerate() {
-        let boxed = h
-            .doc
-            .strip_prefix("relay/")
-            .map(|id| format!(", boxed output internal://{id}"))
-            .unwrap_or_default();
-        out.push_str(&format!(
-            "{}. [{}] {} ({}:{}-{}, ~{} tokens{boxed})\n   {}\n",
-            i + 1,
-            h.id,
-            h.title_path.join(" > "),
-            h.doc,
-            h.lines[0],
-            h.lines[1],
-            h.token_est,
-            h.preview
-        ));
-    }
+    let mut out = crate::surface::mcp::call::render_search(&query, &result);
     if !result.hits.is_empty() {
         out.push_str("Read chunks with ctx_get {\"ids\": [\"…\"], \"mode\": \"excerpt\"}.\n");
     }
@@ -386,35 +355,7 @@ fn get(args: &Value, cx: &LocalContext) -> Result<Vec<Value>, String> {
             },
         )
         .map_err(|e| e.to_string())?;
-    let mut out = String::new();
-    for c in &result.chunks {
-        if let Some(old) = &c.replaces {
-            out.push_str(&format!(
-                "note: `{old}` is stale; showing `{}`, now at the same heading\n",
-                c.id
-            ));
-        }
-        out.push_str(&format!(
-            "[{}] {} ({}:{}-{}, ~{} tokens{})\n{}\n\n",
-            c.id,
-            c.title_path.join(" > "),
-            c.doc,
-            c.lines[0],
-            c.lines[1],
-            c.token_est,
-            if c.trimmed { ", trimmed" } else { "" },
-            c.text.trim_end()
-        ));
-    }
-    for o in &result.omitted {
-        out.push_str(&format!(
-            "omitted {} (~{} tokens): over budget\n",
-            o.id, o.token_est
-        ));
-    }
-    if let Some(h) = &result.hint {
-        out.push_str(&format!("hint: {h}\n"));
-    }
+    let out = crate::surface::mcp::call::render_get(&result);
     Ok(vec![text(&out)])
 }
 
