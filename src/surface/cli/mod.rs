@@ -10,6 +10,7 @@ mod eval;
 mod history;
 mod mcp;
 mod relay;
+mod relay_check;
 mod search;
 mod symbol;
 mod tools;

@@ -1,0 +1,123 @@
+//! Unit tests of the Markdown chunker (the edge-case fixtures are covered by
+//! the integration tests).
+
+use super::*;
+
+fn chunk(text: &str) -> Vec<Chunk> {
+    chunk_markdown("docs/t.md", text, &ChunkOptions::default()).chunks
+}
+
+fn assert_tiles(text: &str, chunks: &[Chunk]) {
+    if text.trim().is_empty() {
+        return;
+    }
+    assert_eq!(chunks[0].bytes[0], 0);
+    for w in chunks.windows(2) {
+        assert_eq!(w[0].bytes[1], w[1].bytes[0]);
+    }
+    assert_eq!(chunks.last().map(|c| c.bytes[1]), Some(text.len()));
+}
+
+#[test]
+fn headings_give_title_paths() {
+    let text = "# A\n\nintro\n\n## B\n\nb text\n\n### C\n\nc text\n\n## D\n\nd\n";
+    let c = chunk(text);
+    let paths: Vec<Vec<String>> = c.iter().map(|c| c.title_path.clone()).collect();
+    assert_eq!(
+        paths,
+        vec![
+            vec!["A".to_string()],
+            vec!["A".into(), "B".into()],
+            vec!["A".into(), "B".into(), "C".into()],
+            vec!["A".into(), "D".into()],
+        ]
+    );
+    assert_tiles(text, &c);
+    assert_eq!(c[1].lines, [5, 8]);
+}
+
+#[test]
+fn hash_in_fence_is_not_a_heading() {
+    let text = "# A\n\n```sh\n# comment\n```\n\n~~~\n# x\n~~~\n";
+    let c = chunk(text);
+    assert_eq!(c.len(), 1);
+    assert_tiles(text, &c);
+}
+
+#[test]
+fn empty_parent_merges_into_child() {
+    let text = "# Title\n\n## Design\n\n### Test Plan\n\nplan\n";
+    let c = chunk(text);
+    assert_eq!(c.len(), 1);
+    assert_eq!(c[0].title_path, vec!["Title", "Design", "Test Plan"]);
+    assert!(c[0].text.starts_with("# Title"));
+}
+
+#[test]
+fn front_matter_is_metadata() {
+    let text = "\u{feff}---\ntitle: \"Hello\"\n---\nintro text\n\n# H1\n\nbody\n";
+    let out = chunk_markdown("x.md", text, &ChunkOptions::default());
+    assert_eq!(out.title.as_deref(), Some("Hello"));
+    assert_eq!(out.chunks[0].title_path, vec!["Hello"]);
+    assert!(out.chunks[0].text.starts_with("intro"));
+    assert_tiles(text, &out.chunks);
+}
+
+#[test]
+fn oversized_fence_is_reopened() {
+    let mut text = String::from("# Code\n\n```python\n");
+    for i in 0..800 {
+        text.push_str(&format!("value_{i} = compute({i}) + offset\n"));
+    }
+    text.push_str("```\n\nafter\n");
+    let c = chunk(&text);
+    assert!(c.len() > 3);
+    assert_tiles(&text, &c);
+    for ch in &c {
+        let fences = ch.text.lines().filter(|l| l.starts_with("```")).count();
+        assert_eq!(fences % 2, 0, "unbalanced fence in {:?}", ch.part);
+        assert!(ch.token_est <= 600 + 20, "too big: {}", ch.token_est);
+    }
+    assert_eq!(c[0].part, Some([1, c.len()]));
+}
+
+#[test]
+fn whitespace_only_document_has_no_chunks() {
+    assert!(chunk("").is_empty());
+    assert!(chunk("\n\n  \n").is_empty());
+    assert!(chunk("---\ntitle: x\n---\n\n").is_empty());
+}
+
+#[test]
+fn crlf_ranges_are_exact() {
+    let text = "# A\r\n\r\ntext\r\n\r\n## B\r\n\r\nmore\r\n";
+    let c = chunk(text);
+    assert_eq!(c.len(), 2);
+    assert_tiles(text, &c);
+    assert_eq!(&text[c[1].bytes[0]..c[1].bytes[1]], c[1].text);
+}
+
+#[test]
+fn crlf_fence_split_balanced() {
+    let mut text = String::from("# A\r\n```a\r\n");
+    for i in 0..20 {
+        text.push_str(&format!("line {i} {}\r\n", "x=1; ".repeat(10)));
+    }
+    text.push_str("```\r\n\r\n");
+    let c = chunk_markdown(
+        "d.md",
+        &text,
+        &ChunkOptions {
+            max_chunk_tokens: 76,
+        },
+    )
+    .chunks;
+    for ch in &c {
+        let fences = ch
+            .text
+            .lines()
+            .filter(|l| l.trim_start().starts_with("```"))
+            .count();
+        assert_eq!(fences % 2, 0, "part {:?}: {:?}", ch.part, ch.text);
+    }
+}
