@@ -20,7 +20,7 @@
 
 use pulldown_cmark::{Event, Options, Parser, Tag, TagEnd};
 
-use super::{Chunk, ChunkKind, ChunkOptions, Chunked, id, line_range};
+use super::{Chunk, ChunkKind, ChunkOptions, Chunked, id, set_lines};
 use crate::tokens;
 
 /// Chunks one Markdown document. `doc` is the path relative to the segment root.
@@ -36,14 +36,13 @@ pub fn chunk_markdown(doc: &str, text: &str, opts: &ChunkOptions) -> Chunked {
         // The first chunk's range starts at byte 0 so front matter and BOM are
         // inside the tiling; its text already starts after them.
         first.bytes[0] = 0;
-        first.lines = line_range(text, 0, first.bytes[1]);
     }
     if let Some(last) = chunks.last_mut()
         && last.bytes[1] < text.len()
     {
         last.bytes[1] = text.len();
-        last.lines = line_range(text, last.bytes[0], text.len());
     }
+    set_lines(text, &mut chunks);
     id::assign(&mut chunks);
     Chunked {
         chunks,
@@ -391,7 +390,7 @@ fn emit_section(
             text_sha256: String::new(),
             text: chunk_text,
             bytes: [piece.start, piece.end],
-            lines: line_range(text, piece.start, piece.end),
+            lines: [0, 0], // set for the whole document by `set_lines`
             kind: ChunkKind::Markdown,
             part: (n > 1).then_some([i + 1, n]),
             symbol: None,

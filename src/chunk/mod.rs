@@ -149,6 +149,37 @@ fn memchr_count(bytes: &[u8]) -> usize {
     bytes.iter().filter(|&&b| b == b'\n').count()
 }
 
+/// Sets `lines` of chunks whose byte ranges are in document order, with one pass
+/// over the text (counting from the start for each chunk would be quadratic in
+/// the document's size).
+pub fn set_lines(text: &str, chunks: &mut [Chunk]) {
+    let bytes = text.as_bytes();
+    let (mut at, mut line) = (0usize, 1usize);
+    let advance = |to: usize, at: &mut usize, line: &mut usize| {
+        let to = to.min(bytes.len());
+        if to > *at {
+            *line += bytes[*at..to].iter().filter(|&&b| b == b'\n').count();
+            *at = to;
+        }
+        *line
+    };
+    for c in chunks.iter_mut() {
+        let [start, end] = c.bytes;
+        if start < at {
+            // Out of order (never for tiled chunks): fall back to counting.
+            c.lines = line_range(text, start, end);
+            continue;
+        }
+        let first = advance(start, &mut at, &mut line);
+        let last = advance(
+            if end > start { end - 1 } else { start },
+            &mut at,
+            &mut line,
+        );
+        c.lines = [first, last.max(first)];
+    }
+}
+
 /// The line range `[first, last]` of a non-empty byte range; a range ending in a
 /// newline does not reach the next line.
 pub fn line_range(text: &str, start: usize, end: usize) -> [usize; 2] {

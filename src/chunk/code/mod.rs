@@ -34,7 +34,7 @@ pub use generated::is_probably_generated;
 pub use languages::{BodyStyle, LanguageSpec, all_languages, language_by_name, language_for_path};
 pub use skeleton::{skeleton, skeleton_of_chunk};
 
-use super::{Chunk, ChunkKind, ChunkNote, ChunkOptions, Chunked, Symbol, id, line_range};
+use super::{Chunk, ChunkKind, ChunkNote, ChunkOptions, Chunked, Symbol, id};
 use crate::tokens;
 use extract::Definition;
 
@@ -55,6 +55,7 @@ pub fn chunk_code(doc: &str, text: &str, lang: &LanguageSpec, opts: &ChunkOption
     } else {
         symbols_or_lines(doc, text, lang, opts, &mut notes)
     };
+    super::set_lines(text, &mut chunks);
     id::assign(&mut chunks);
     Chunked {
         chunks,
@@ -363,7 +364,7 @@ fn chunk(
         title_path,
         text: body.to_string(),
         bytes: [range.start, range.end],
-        lines: line_range(text, range.start, range.end),
+        lines: [0, 0], // set for the whole file by `set_lines`
         kind: ChunkKind::Code,
         token_est: tokens::estimate(body),
         text_sha256: String::new(),
