@@ -51,14 +51,14 @@ pub(crate) struct Definition {
 }
 
 /// Where a tree has syntax errors and how much of the file they cover.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct SyntaxErrors {
     /// 1-based line of the first error.
     pub(crate) first_line: usize,
     /// Number of `ERROR` and `MISSING` nodes.
     pub(crate) count: usize,
-    /// Bytes inside `ERROR` nodes.
-    pub(crate) bytes: usize,
+    /// Byte ranges of the outermost `ERROR` nodes, in order.
+    pub(crate) ranges: Vec<Range<usize>>,
 }
 
 /// The definitions of one file plus what the chunker and skeleton need besides.
@@ -70,6 +70,35 @@ pub(crate) struct Extraction {
     /// and `@doc` captures outside any definition (a Python module docstring).
     pub(crate) file_docs: Vec<Range<usize>>,
     pub(crate) errors: Option<SyntaxErrors>,
+}
+
+impl Extraction {
+    /// Bytes inside `ERROR` nodes but outside every top-level definition (doc
+    /// comments included): the part of the file the symbols do not explain. A C header whose
+    /// `extern "C" {` opens under one `#ifdef` and closes under another parses
+    /// as one big `ERROR` full of well-formed functions; those are worth keeping.
+    pub(crate) fn unexplained_error_bytes(&self) -> usize {
+        let Some(errors) = &self.errors else {
+            return 0;
+        };
+        let definitions = &self.definitions;
+        let mut first = 0;
+        let mut unexplained = 0;
+        for error in &errors.ranges {
+            while first < definitions.len() && definitions[first].node.end <= error.start {
+                first += 1;
+            }
+            let covered: usize = definitions[first..]
+                .iter()
+                .take_while(|definition| definition.start < error.end)
+                .map(|definition| {
+                    definition.node.end.min(error.end) - definition.start.max(error.start)
+                })
+                .sum();
+            unexplained += error.len() - covered;
+        }
+        unexplained
+    }
 }
 
 /// Parses `text` and extracts its definitions; `Err` says why nothing could be
@@ -457,7 +486,7 @@ fn syntax_errors(root: Node<'_>) -> Option<SyntaxErrors> {
     let mut errors = SyntaxErrors {
         first_line: usize::MAX,
         count: 0,
-        bytes: 0,
+        ranges: Vec::new(),
     };
     let mut pending = vec![root];
     while let Some(node) = pending.pop() {
@@ -465,13 +494,14 @@ fn syntax_errors(root: Node<'_>) -> Option<SyntaxErrors> {
             errors.count += 1;
             errors.first_line = errors.first_line.min(node.start_position().row + 1);
             if node.is_error() {
-                errors.bytes += node.byte_range().len();
+                errors.ranges.push(node.byte_range());
             }
             continue;
         }
         let mut cursor = node.walk();
         pending.extend(node.children(&mut cursor).filter(|child| child.has_error()));
     }
+    errors.ranges.sort_by_key(|range| range.start);
     if errors.count == 0 {
         // `has_error` with no ERROR or MISSING node below: report the root itself.
         errors.count = 1;

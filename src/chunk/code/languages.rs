@@ -2,10 +2,12 @@
 //!
 //! A row names the grammar, the file extensions, the symbol query (an `.scm` file
 //! under `queries/`, included at compile time) and the few lexical facts the
-//! chunker cannot get from the query: which node kinds are comments and
-//! attributes (they stick to the definition below them), how qualified names are
-//! joined, and how a body is elided in a skeleton. Adding a language is one row,
-//! one query file and one fixture directory; no code outside this table changes.
+//! chunker cannot get from the query: which node kinds are comments, which of
+//! those are documentation, which are attributes (both stick to the definition
+//! below them), which wrap a definition (`export`, decorators), how qualified
+//! names are joined, and how a body is elided in a skeleton. Adding a language is
+//! one row, one query file and one fixture directory; no code outside this table
+//! changes. The queries compile once per process, on first use.
 
 use std::sync::OnceLock;
 

@@ -17,8 +17,8 @@
 //! language (`Inventory.add`, `Cache.Get`). Lookups should accept either.
 //!
 //! Like every chunker this module is pure: no file system, clock or environment.
-//! A file whose syntax errors cover more than a quarter of it is split by lines
-//! instead, with a [`ChunkNote`] saying so.
+//! A file whose syntax errors cover more than a quarter of it outside any
+//! definition is split by lines instead, with a [`ChunkNote`] saying so.
 
 mod extract;
 mod generated;
@@ -38,8 +38,9 @@ use super::{Chunk, ChunkKind, ChunkNote, ChunkOptions, Chunked, Symbol, id};
 use crate::tokens;
 use extract::Definition;
 
-/// Share of a file (percent of bytes) that `ERROR` nodes may cover before the
-/// symbols are judged unreliable and the file is split by lines.
+/// Share of a file (percent of bytes) that `ERROR` nodes may cover outside any
+/// definition before the symbols are judged unreliable and the file is split by
+/// lines.
 const MAX_ERROR_PERCENT: usize = 25;
 
 /// A closing line at most this many tokens (`}`, `};`, `}  // namespace x`)
@@ -55,7 +56,6 @@ pub fn chunk_code(doc: &str, text: &str, lang: &LanguageSpec, opts: &ChunkOption
     } else {
         symbols_or_lines(doc, text, lang, opts, &mut notes)
     };
-    super::set_lines(text, &mut chunks);
     id::assign(&mut chunks);
     Chunked {
         chunks,
@@ -81,13 +81,14 @@ fn symbols_or_lines(
             return by_lines(doc, text, lang, opts);
         }
     };
-    if let Some(errors) = extraction.errors {
-        let percent = errors.bytes * 100 / text.len();
-        if errors.bytes * 100 > text.len() * MAX_ERROR_PERCENT {
+    if let Some(errors) = &extraction.errors {
+        let unexplained = extraction.unexplained_error_bytes();
+        if unexplained * 100 > text.len() * MAX_ERROR_PERCENT {
             notes.push(ChunkNote {
                 line: Some(errors.first_line),
                 message: format!(
-                    "syntax errors cover {percent}% of the file; split by lines instead of symbols"
+                    "syntax errors cover {}% of the file outside any symbol; split by lines instead of symbols",
+                    unexplained * 100 / text.len()
                 ),
             });
             return by_lines(doc, text, lang, opts);
@@ -142,6 +143,7 @@ fn by_symbols(
         &mut pieces,
     );
     let pieces = merge_gaps(text, pieces, opts.max_chunk_tokens);
+    let lines = LineIndex::new(text);
     let mut chunks = Vec::new();
     for piece in pieces {
         let mut title_path = vec![doc.to_string()];
@@ -162,7 +164,7 @@ fn by_symbols(
         let parts = split::split_lines(text, piece.range, opts.max_chunk_tokens);
         let count = parts.len();
         for (index, range) in parts.into_iter().enumerate() {
-            let mut chunk = chunk(doc, text, lang, range, title_path.clone());
+            let mut chunk = chunk(doc, text, &lines, lang, range, title_path.clone());
             chunk.part = (count > 1).then_some([index + 1, count]);
             chunk.symbol = symbol.clone();
             chunks.push(chunk);
@@ -344,15 +346,17 @@ fn merge_gaps<'d>(text: &str, pieces: Vec<Piece<'d>>, max_tokens: usize) -> Vec<
 /// The whole file in budget-sized runs of lines, for text the parser could not
 /// make sense of.
 fn by_lines(doc: &str, text: &str, lang: &LanguageSpec, opts: &ChunkOptions) -> Vec<Chunk> {
+    let lines = LineIndex::new(text);
     split::split_lines(text, 0..text.len(), opts.max_chunk_tokens)
         .into_iter()
-        .map(|range| chunk(doc, text, lang, range, vec![doc.to_string()]))
+        .map(|range| chunk(doc, text, &lines, lang, range, vec![doc.to_string()]))
         .collect()
 }
 
 fn chunk(
     doc: &str,
     text: &str,
+    lines: &LineIndex,
     lang: &LanguageSpec,
     range: Range<usize>,
     title_path: Vec<String>,
@@ -364,12 +368,37 @@ fn chunk(
         title_path,
         text: body.to_string(),
         bytes: [range.start, range.end],
-        lines: [0, 0], // set for the whole file by `set_lines`
+        lines: lines.range(range.start, range.end),
         kind: ChunkKind::Code,
         token_est: tokens::estimate(body),
         text_sha256: String::new(),
         part: None,
         symbol: None,
         lang: Some(lang.name.to_string()),
+    }
+}
+
+/// Newline offsets of a file, so each chunk's line range is a binary search
+/// instead of a count from the start of the file (quadratic on big files).
+struct LineIndex {
+    newlines: Vec<usize>,
+}
+
+impl LineIndex {
+    fn new(text: &str) -> LineIndex {
+        let newlines = text
+            .bytes()
+            .enumerate()
+            .filter_map(|(at, byte)| (byte == b'\n').then_some(at))
+            .collect();
+        LineIndex { newlines }
+    }
+
+    /// Same as [`super::line_range`].
+    fn range(&self, start: usize, end: usize) -> [usize; 2] {
+        let line_of = |at: usize| 1 + self.newlines.partition_point(|&newline| newline < at);
+        let first = line_of(start);
+        let last_byte = if end > start { end - 1 } else { start };
+        [first, line_of(last_byte).max(first)]
     }
 }

@@ -106,9 +106,12 @@ fn gap_edit(
     }
     let mut kept: Vec<&str> = Vec::new();
     let mut lines = 0;
-    for doc in docs
+    // `docs` is sorted by start, so the ones in this gap are a contiguous run.
+    let first = docs.partition_point(|doc| doc.start < gap.start);
+    for doc in docs[first..]
         .iter()
-        .filter(|doc| doc.start >= gap.start && doc.end <= gap.end)
+        .take_while(|doc| doc.start < gap.end)
+        .filter(|doc| doc.end <= gap.end)
     {
         for line in text[doc.clone()].trim_end().lines() {
             if lines == MAX_GAP_COMMENT_LINES {
