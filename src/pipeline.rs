@@ -111,6 +111,19 @@ pub fn is_code(settings: &Settings, rel: &str) -> bool {
         )
 }
 
+/// The files a build of `seg` would index now, read once each, as
+/// [`pack::validate::validate`] takes them.
+pub fn disk_view(
+    seg: &Segment,
+    settings: &Settings,
+) -> Result<std::collections::BTreeMap<String, Vec<u8>>> {
+    let walked = sources::walk(&seg.root, settings, &|rel| is_code(settings, rel))?;
+    Ok(pack::validate::read_disk(
+        &walked.files,
+        settings.max_file_bytes,
+    ))
+}
+
 /// The settings that, when changed, invalidate every chunk.
 fn settings_signature(settings: &Settings) -> String {
     format!(

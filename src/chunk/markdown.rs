@@ -20,7 +20,7 @@
 
 use pulldown_cmark::{Event, Options, Parser, Tag, TagEnd};
 
-use super::{Chunk, ChunkKind, ChunkOptions, Chunked, id, set_lines};
+use super::{Chunk, ChunkKind, ChunkOptions, Chunked, LineIndex, id};
 use crate::tokens;
 
 /// Chunks one Markdown document. `doc` is the path relative to the segment root.
@@ -42,7 +42,10 @@ pub fn chunk_markdown(doc: &str, text: &str, opts: &ChunkOptions) -> Chunked {
     {
         last.bytes[1] = text.len();
     }
-    set_lines(text, &mut chunks);
+    let lines = LineIndex::new(text);
+    for c in &mut chunks {
+        c.lines = lines.range(c.bytes[0], c.bytes[1]);
+    }
     id::assign(&mut chunks);
     Chunked {
         chunks,
@@ -390,7 +393,7 @@ fn emit_section(
             text_sha256: String::new(),
             text: chunk_text,
             bytes: [piece.start, piece.end],
-            lines: [0, 0], // set for the whole document by `set_lines`
+            lines: [0, 0], // set for the whole document at the end
             kind: ChunkKind::Markdown,
             part: (n > 1).then_some([i + 1, n]),
             symbol: None,

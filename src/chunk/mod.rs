@@ -149,34 +149,29 @@ fn memchr_count(bytes: &[u8]) -> usize {
     bytes.iter().filter(|&&b| b == b'\n').count()
 }
 
-/// Sets `lines` of chunks whose byte ranges are in document order, with one pass
-/// over the text (counting from the start for each chunk would be quadratic in
-/// the document's size).
-pub fn set_lines(text: &str, chunks: &mut [Chunk]) {
-    let bytes = text.as_bytes();
-    let (mut at, mut line) = (0usize, 1usize);
-    let advance = |to: usize, at: &mut usize, line: &mut usize| {
-        let to = to.min(bytes.len());
-        if to > *at {
-            *line += bytes[*at..to].iter().filter(|&&b| b == b'\n').count();
-            *at = to;
-        }
-        *line
-    };
-    for c in chunks.iter_mut() {
-        let [start, end] = c.bytes;
-        if start < at {
-            // Out of order (never for tiled chunks): fall back to counting.
-            c.lines = line_range(text, start, end);
-            continue;
-        }
-        let first = advance(start, &mut at, &mut line);
-        let last = advance(
-            if end > start { end - 1 } else { start },
-            &mut at,
-            &mut line,
-        );
-        c.lines = [first, last.max(first)];
+/// Newline offsets of a document, so each chunk's line range is a binary search
+/// instead of a count from the start of the text (quadratic on big files).
+pub struct LineIndex {
+    newlines: Vec<usize>,
+}
+
+impl LineIndex {
+    /// Indexes the newlines of `text`.
+    pub fn new(text: &str) -> LineIndex {
+        let newlines = text
+            .bytes()
+            .enumerate()
+            .filter_map(|(at, byte)| (byte == b'\n').then_some(at))
+            .collect();
+        LineIndex { newlines }
+    }
+
+    /// Same as [`line_range`] on the indexed text.
+    pub fn range(&self, start: usize, end: usize) -> [usize; 2] {
+        let line_of = |at: usize| 1 + self.newlines.partition_point(|&newline| newline < at);
+        let first = line_of(start);
+        let last_byte = if end > start { end - 1 } else { start };
+        [first, line_of(last_byte).max(first)]
     }
 }
 

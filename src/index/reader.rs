@@ -74,7 +74,6 @@ pub struct ScoredId {
 pub struct IndexReader {
     searcher: Searcher,
     fields: Fields,
-    index: Index,
     dir: PathBuf,
 }
 
@@ -89,7 +88,6 @@ impl IndexReader {
         Ok(IndexReader {
             searcher: reader.searcher(),
             fields,
-            index: index.clone(),
             dir: dir.to_path_buf(),
         })
     }
@@ -258,11 +256,6 @@ impl IndexReader {
         out.sort_by(|a, b| b.score.total_cmp(&a.score).then_with(|| a.id.cmp(&b.id)));
         out.truncate(limit);
         Ok(out)
-    }
-
-    /// The underlying tantivy index (for tests and stats).
-    pub fn index(&self) -> &Index {
-        &self.index
     }
 }
 

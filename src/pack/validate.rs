@@ -1,7 +1,6 @@
 //! `ctx validate`: every invariant of a pack, checked and listed.
 
 use std::collections::{BTreeMap, HashMap, HashSet};
-use std::path::Path;
 
 use serde::Serialize;
 
@@ -267,15 +266,18 @@ fn check_disk(pack: &Pack, disk: &BTreeMap<String, Vec<u8>>, out: &mut Vec<Probl
     }
 }
 
-/// Reads the files a fresh build would index, for [`validate`]'s disk checks.
-pub fn read_disk(files: &[crate::sources::SourceEntry]) -> BTreeMap<String, Vec<u8>> {
+/// Reads the files a fresh build would index (those it would skip, too big or
+/// binary, are left out), each once, for [`validate`]'s disk checks.
+pub fn read_disk(
+    files: &[crate::sources::SourceEntry],
+    max_file_bytes: u64,
+) -> BTreeMap<String, Vec<u8>> {
     files
         .iter()
-        .filter_map(|f| std::fs::read(&f.abs).ok().map(|b| (f.rel.clone(), b)))
+        .filter_map(|f| {
+            crate::sources::read_source(f, max_file_bytes)
+                .ok()
+                .map(|l| (f.rel.clone(), l.text.into_bytes()))
+        })
         .collect()
-}
-
-/// True when `path` looks like a pack file path (for messages).
-pub fn is_pack_path(path: &Path) -> bool {
-    path.file_name().is_some_and(|n| n == "context_pack.json")
 }

@@ -341,6 +341,24 @@ pub struct GrepMatch {
     pub after: Vec<String>,
 }
 
+impl GrepMatch {
+    /// The match as text, grep-style: context lines `n- line`, the match
+    /// `n: line`, then `--`.
+    pub fn render(&self) -> String {
+        let mut out = String::new();
+        for (i, l) in self.before.iter().enumerate() {
+            let n = self.line_no + i - self.before.len();
+            out.push_str(&format!("{n}- {}\n", l.trim_end()));
+        }
+        out.push_str(&format!("{}: {}\n", self.line_no, self.line.trim_end()));
+        for (i, l) in self.after.iter().enumerate() {
+            out.push_str(&format!("{}- {}\n", self.line_no + 1 + i, l.trim_end()));
+        }
+        out.push_str("--\n");
+        out
+    }
+}
+
 /// Matching lines, in value order.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct GrepResult {
@@ -350,6 +368,22 @@ pub struct GrepResult {
     pub total_matches: usize,
     /// True when `total_matches` > `matches.len()`.
     pub truncated: bool,
+}
+
+impl GrepResult {
+    /// `N matching line(s)` plus `in {what}` and how many are shown when cut.
+    pub fn header(&self, what: Option<&str>) -> String {
+        format!(
+            "{} matching line(s){}{}",
+            self.total_matches,
+            what.map(|w| format!(" in {w}")).unwrap_or_default(),
+            if self.truncated {
+                format!(", first {} shown", self.matches.len())
+            } else {
+                String::new()
+            }
+        )
+    }
 }
 
 /// Finds the lines matching a regex (Rust `regex` syntax, `^`/`$` match at line ends).

@@ -34,7 +34,7 @@ pub use generated::is_probably_generated;
 pub use languages::{BodyStyle, LanguageSpec, all_languages, language_by_name, language_for_path};
 pub use skeleton::{skeleton, skeleton_of_chunk};
 
-use super::{Chunk, ChunkKind, ChunkNote, ChunkOptions, Chunked, Symbol, id};
+use super::{Chunk, ChunkKind, ChunkNote, ChunkOptions, Chunked, LineIndex, Symbol, id};
 use crate::tokens;
 use extract::Definition;
 
@@ -375,30 +375,5 @@ fn chunk(
         part: None,
         symbol: None,
         lang: Some(lang.name.to_string()),
-    }
-}
-
-/// Newline offsets of a file, so each chunk's line range is a binary search
-/// instead of a count from the start of the file (quadratic on big files).
-struct LineIndex {
-    newlines: Vec<usize>,
-}
-
-impl LineIndex {
-    fn new(text: &str) -> LineIndex {
-        let newlines = text
-            .bytes()
-            .enumerate()
-            .filter_map(|(at, byte)| (byte == b'\n').then_some(at))
-            .collect();
-        LineIndex { newlines }
-    }
-
-    /// Same as [`super::line_range`].
-    fn range(&self, start: usize, end: usize) -> [usize; 2] {
-        let line_of = |at: usize| 1 + self.newlines.partition_point(|&newline| newline < at);
-        let first = line_of(start);
-        let last_byte = if end > start { end - 1 } else { start };
-        [first, line_of(last_byte).max(first)]
     }
 }

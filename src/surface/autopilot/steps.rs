@@ -27,7 +27,6 @@ use crate::error::Error;
 use crate::pack;
 use crate::pipeline::{self, BuildOptions};
 use crate::segment::Segment;
-use crate::sources;
 
 /// How one step ended.
 #[derive(Debug, Clone)]
@@ -96,17 +95,7 @@ fn validate(seg: &Segment) -> Result<(), String> {
         Err(e @ Error::NoPack { .. }) => return Err(e.to_string()),
         Err(e) => return Err(format!("schema: {e}")),
     };
-    let walked = sources::walk(&seg.root, &settings, &|rel| {
-        crate::pipeline::is_code(&settings, rel)
-    })
-    .map_err(|e| e.to_string())?;
-    // Files the build skips (too big, binary) are not expected in the pack.
-    let readable: Vec<_> = walked
-        .files
-        .into_iter()
-        .filter(|f| sources::read_source(f, settings.max_file_bytes).is_ok())
-        .collect();
-    let disk = pack::validate::read_disk(&readable);
+    let disk = crate::pipeline::disk_view(seg, &settings).map_err(|e| e.to_string())?;
     let problems = pack::validate::validate(&pack, Some(&disk));
     match problems.first() {
         None => Ok(()),

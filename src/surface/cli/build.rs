@@ -13,7 +13,6 @@ use crate::error::Error;
 use crate::pack;
 use crate::pipeline::{self, BuildOptions, BuildReport, Progress};
 use crate::segment::Segment;
-use crate::sources;
 use crate::surface::output::{Printer, sanitize};
 
 /// Arguments of `ctx build`.
@@ -125,15 +124,7 @@ pub(super) fn validate(cli: &Cli, p: &Printer) -> anyhow::Result<ExitCode> {
     let (seg, settings) = open(cli)?;
     let problems = match pack::load(&seg.pack_path()) {
         Ok(pack) => {
-            let walked = sources::walk(&seg.root, &settings, &|rel| {
-                crate::pipeline::is_code(&settings, rel)
-            })?;
-            let disk: std::collections::BTreeMap<String, Vec<u8>> = walked
-                .files
-                .iter()
-                .filter(|f| sources::read_source(f, settings.max_file_bytes).is_ok())
-                .filter_map(|f| std::fs::read(&f.abs).ok().map(|b| (f.rel.clone(), b)))
-                .collect();
+            let disk = pipeline::disk_view(&seg, &settings)?;
             pack::validate::validate(&pack, Some(&disk))
         }
         Err(e @ Error::NoPack { .. }) => return Err(e.into()),

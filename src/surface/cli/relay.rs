@@ -372,29 +372,9 @@ pub(super) fn resolve_cmd(cli: &Cli, p: &Printer, args: &ResolveArgs) -> anyhow:
             if p.json {
                 p.json(&r);
             } else {
-                p.text(&format!(
-                    "{} matching line(s){}\n",
-                    r.total_matches,
-                    if r.truncated {
-                        format!(", first {} shown", r.matches.len())
-                    } else {
-                        String::new()
-                    }
-                ));
+                p.text(&format!("{}\n", r.header(None)));
                 for m in &r.matches {
-                    for (i, l) in m.before.iter().enumerate() {
-                        let n = m.line_no + i - m.before.len();
-                        p.text(&format!("{n}- {}\n", sanitize(l.trim_end())));
-                    }
-                    p.text(&format!("{}: {}\n", m.line_no, sanitize(m.line.trim_end())));
-                    for (i, l) in m.after.iter().enumerate() {
-                        p.text(&format!(
-                            "{}- {}\n",
-                            m.line_no + 1 + i,
-                            sanitize(l.trim_end())
-                        ));
-                    }
-                    p.text("--\n");
+                    p.text(&sanitize(&m.render()));
                 }
             }
         }

@@ -403,25 +403,9 @@ fn render_evidence(ev: &Evidence) -> String {
 }
 
 fn render_grep(r: &resolve::GrepResult) -> String {
-    let mut out = format!(
-        "{} matching line(s){}\n",
-        r.total_matches,
-        if r.truncated {
-            format!(", first {} shown", r.matches.len())
-        } else {
-            String::new()
-        }
-    );
+    let mut out = format!("{}\n", r.header(None));
     for m in &r.matches {
-        for (i, l) in m.before.iter().enumerate() {
-            let n = m.line_no + i - m.before.len();
-            out.push_str(&format!("{n}- {}\n", l.trim_end()));
-        }
-        out.push_str(&format!("{}: {}\n", m.line_no, m.line.trim_end()));
-        for (i, l) in m.after.iter().enumerate() {
-            out.push_str(&format!("{}- {}\n", m.line_no + 1 + i, l.trim_end()));
-        }
-        out.push_str("--\n");
+        out.push_str(&m.render());
     }
     out.trim_end().to_string()
 }

@@ -228,25 +228,9 @@ fn run(name: &str, args: &Value, cx: &LocalContext) -> Result<Vec<Value>, String
                 },
             )
             .map_err(|e| e.to_string())?;
-            let mut out = format!(
-                "{} matching line(s) in {reference}{}\n",
-                r.total_matches,
-                if r.truncated {
-                    format!(", first {} shown", r.matches.len())
-                } else {
-                    String::new()
-                }
-            );
+            let mut out = format!("{}\n", r.header(Some(&reference)));
             for m in &r.matches {
-                for (i, l) in m.before.iter().enumerate() {
-                    let n = m.line_no + i - m.before.len();
-                    out.push_str(&format!("{n}- {}\n", l.trim_end()));
-                }
-                out.push_str(&format!("{}: {}\n", m.line_no, m.line.trim_end()));
-                for (i, l) in m.after.iter().enumerate() {
-                    out.push_str(&format!("{}- {}\n", m.line_no + 1 + i, l.trim_end()));
-                }
-                out.push_str("--\n");
+                out.push_str(&m.render());
                 if out.len() > max_chars {
                     out.push_str("[cut at the relay's cap; narrow the pattern]\n");
                     break;
