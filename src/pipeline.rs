@@ -85,6 +85,42 @@ pub struct BuildReport {
     pub seconds: f64,
     /// Build generation now committed.
     pub generation: u64,
+    /// Wall time of each stage, in order (`ctx build --timings`).
+    pub phases: Vec<Phase>,
+}
+
+/// The wall time of one build stage.
+#[derive(Debug, Clone, Serialize)]
+pub struct Phase {
+    /// Stage name: walk, chunk, catalog, index, commit, pack.
+    pub name: &'static str,
+    /// Seconds.
+    pub seconds: f64,
+}
+
+/// Records stage boundaries.
+struct Clock {
+    last: Instant,
+    phases: Vec<Phase>,
+}
+
+impl Clock {
+    fn new() -> Clock {
+        Clock {
+            last: Instant::now(),
+            phases: Vec::new(),
+        }
+    }
+
+    /// Ends the stage `name` now.
+    fn lap(&mut self, name: &'static str) {
+        let now = Instant::now();
+        self.phases.push(Phase {
+            name,
+            seconds: (now - self.last).as_secs_f64(),
+        });
+        self.last = now;
+    }
 }
 
 /// A file read and chunked by this build.
@@ -140,6 +176,7 @@ fn settings_signature(settings: &Settings) -> String {
 /// Builds or refreshes the pack of `seg` (incrementally unless `opts.full`).
 pub fn build(seg: &Segment, settings: &Settings, opts: &BuildOptions<'_>) -> Result<BuildReport> {
     let started = Instant::now();
+    let mut clock = Clock::new();
     store::ensure_dir(&seg.ctx_dir())?;
     let _lock = FileLock::acquire(&seg.build_lock(), LockKind::Build, opts.lock_timeout)?;
     store::remove_stale_temps(&seg.ctx_dir());
@@ -162,7 +199,9 @@ pub fn build(seg: &Segment, settings: &Settings, opts: &BuildOptions<'_>) -> Res
     let chunk_opts = ChunkOptions {
         max_chunk_tokens: settings.max_chunk_tokens,
     };
+    clock.lap("walk");
     let outcomes = read_and_chunk(&walked.files, &known, settings, &chunk_opts, opts.progress);
+    clock.lap("chunk");
 
     let mut fresh = Vec::new();
     let mut touched = Vec::new();
@@ -218,6 +257,7 @@ pub fn build(seg: &Segment, settings: &Settings, opts: &BuildOptions<'_>) -> Res
             warnings,
             seconds: started.elapsed().as_secs_f64(),
             generation: committed,
+            phases: clock.phases,
             ..BuildReport::default()
         });
     }
@@ -231,6 +271,7 @@ pub fn build(seg: &Segment, settings: &Settings, opts: &BuildOptions<'_>) -> Res
             }
             Ok(())
         })?;
+        clock.lap("catalog");
         let mut writer = index.writer()?;
         if full {
             writer.delete_scope("docs");
@@ -244,6 +285,7 @@ pub fn build(seg: &Segment, settings: &Settings, opts: &BuildOptions<'_>) -> Res
             }
         }
         writer.commit(generation)?;
+        clock.lap("index");
     }
     catalog.transaction(|tx| {
         if full {
@@ -266,12 +308,14 @@ pub fn build(seg: &Segment, settings: &Settings, opts: &BuildOptions<'_>) -> Res
         tx.set_meta("settings", &signature)?;
         tx.set_meta("last_build_ns", &now_ns().to_string())
     })?;
+    clock.lap("commit");
 
     write_pack(seg, settings, &catalog)?;
     catalog.set_meta("pack_generation", &generation.to_string())?;
     // Best effort: a reader holding an old snapshot can block truncation, which
     // only costs disk until the next build.
     let _ = catalog.checkpoint();
+    clock.lap("pack");
     if let Some(p) = opts.progress {
         p.finish();
     }
@@ -288,6 +332,7 @@ pub fn build(seg: &Segment, settings: &Settings, opts: &BuildOptions<'_>) -> Res
         warnings,
         seconds: started.elapsed().as_secs_f64(),
         generation,
+        phases: clock.phases,
     })
 }
 

@@ -98,11 +98,7 @@ impl Tx<'_> {
     pub fn drop_box(&self, id: &str) -> Result<()> {
         self.conn()
             .execute("DELETE FROM boxes WHERE id = ?1", [id])
-            .and_then(|_| {
-                self.conn()
-                    .execute("DELETE FROM chunks WHERE doc = ?1", [format!("relay/{id}")])
-            })
-            .map(|_| ())
-            .map_err(|e| self.err(e))
+            .map_err(|e| self.err(e))?;
+        self.drop_doc(&format!("relay/{id}"))
     }
 }

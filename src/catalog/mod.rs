@@ -6,6 +6,7 @@
 //! committed transaction, never a partial one, and never waits for the writer.
 
 pub mod boxes;
+mod chunks;
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -13,8 +14,11 @@ use std::time::Duration;
 
 use rusqlite::{Connection, OpenFlags, OptionalExtension, params};
 
-use crate::chunk::{Chunk, id};
+use crate::chunk::id;
 use crate::error::{Error, Result};
+
+/// The catalog layout this ctx writes (`PRAGMA user_version`).
+const LAYOUT: i64 = 3;
 
 /// A file as recorded by the last committed build.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -64,10 +68,38 @@ impl Catalog {
                 "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON;",
             )
             .map_err(|e| err(path, e))?;
-        cat.conn
-            .execute_batch(include_str!("schema.sql"))
-            .map_err(|e| err(path, e))?;
+        cat.migrate().map_err(|e| err(path, e))?;
         Ok(cat)
+    }
+
+    /// Brings an older layout to [`LAYOUT`]. Chunk rows are derived data: they
+    /// are dropped and the next build is a full one. Relay boxes are kept.
+    fn migrate(&self) -> rusqlite::Result<()> {
+        let version: i64 = self
+            .conn
+            .query_row("PRAGMA user_version", [], |r| r.get(0))?;
+        if version == LAYOUT {
+            return Ok(());
+        }
+        let has_chunks: bool = self.conn.query_row(
+            "SELECT count(*) > 0 FROM sqlite_schema WHERE name = 'chunks'",
+            [],
+            |r| r.get(0),
+        )?;
+        if has_chunks {
+            self.conn.execute_batch(
+                "BEGIN;
+                 DROP TABLE IF EXISTS chunks;
+                 DROP TABLE IF EXISTS pages;
+                 DROP TABLE IF EXISTS retired;
+                 DELETE FROM files;
+                 DELETE FROM meta WHERE key IN ('settings', 'pack_generation');
+                 COMMIT;",
+            )?;
+        }
+        self.conn.execute_batch(include_str!("schema.sql"))?;
+        self.conn
+            .execute_batch(&format!("PRAGMA user_version = {LAYOUT};"))
     }
 
     /// Opens an existing catalog for reading only.
@@ -84,6 +116,17 @@ impl Catalog {
         .map_err(|e| err(path, e))?;
         conn.busy_timeout(Duration::from_secs(5))
             .map_err(|e| err(path, e))?;
+        let version: i64 = conn
+            .query_row("PRAGMA user_version", [], |r| r.get(0))
+            .map_err(|e| err(path, e))?;
+        if version != LAYOUT {
+            return Err(Error::BadPack {
+                path: path.to_path_buf(),
+                message: format!(
+                    "the catalog has layout {version}, this ctx reads layout {LAYOUT}; run `ctx build`"
+                ),
+            });
+        }
         Ok(Catalog {
             conn,
             path: path.to_path_buf(),
@@ -170,141 +213,6 @@ impl Catalog {
         tx.commit().map_err(|e| err(&path, e))?;
         Ok(out)
     }
-
-    /// A chunk by ID.
-    pub fn chunk(&self, id: &str) -> Result<Option<Chunk>> {
-        let row: Option<(String, Vec<u8>)> = self
-            .conn
-            .query_row("SELECT meta, body FROM chunks WHERE id = ?1", [id], |r| {
-                Ok((r.get(0)?, r.get(1)?))
-            })
-            .optional()
-            .map_err(|e| self.err(e))?;
-        row.map(|(m, b)| decode(&self.path, &m, &b)).transpose()
-    }
-
-    /// The chunk now at the same document and heading path as a vanished ID.
-    pub fn chunk_at(&self, doc: &str, title_path: &[String]) -> Result<Option<Chunk>> {
-        let row: Option<(String, Vec<u8>)> = self
-            .conn
-            .query_row(
-                "SELECT meta, body FROM chunks WHERE doc = ?1 AND title_hash = ?2 ORDER BY ordinal LIMIT 1",
-                params![doc, title_hash(title_path)],
-                |r| Ok((r.get(0)?, r.get(1)?)),
-            )
-            .optional()
-            .map_err(|e| self.err(e))?;
-        row.map(|(m, b)| decode(&self.path, &m, &b)).transpose()
-    }
-
-    /// Where a retired ID was: `(doc, title_path)`.
-    pub fn retired(&self, id: &str) -> Result<Option<(String, Vec<String>)>> {
-        self.conn
-            .query_row(
-                "SELECT doc, title_path FROM retired WHERE id = ?1",
-                [id],
-                |r| {
-                    let tp: String = r.get(1)?;
-                    Ok((r.get(0)?, serde_json::from_str(&tp).unwrap_or_default()))
-                },
-            )
-            .optional()
-            .map_err(|e| self.err(e))
-    }
-
-    /// Chunks whose ID starts with the given stem (for suggestions).
-    pub fn ids_with_stem(&self, stem: &str, limit: usize) -> Result<Vec<ChunkMeta>> {
-        self.metas(
-            "SELECT id, doc, title_path, token_est FROM chunks WHERE id >= ?1 AND id < ?2 ORDER BY doc, ordinal LIMIT ?3",
-            params![format!("{stem}:"), format!("{stem};"), limit as i64],
-        )
-    }
-
-    /// Metadata of every committed chunk in `scope`, in document order.
-    pub fn chunk_metas(&self, scope: &str) -> Result<Vec<ChunkMeta>> {
-        self.metas(
-            "SELECT id, doc, title_path, token_est FROM chunks WHERE scope = ?1 ORDER BY doc, ordinal",
-            params![scope],
-        )
-    }
-
-    fn metas(&self, sql: &str, p: impl rusqlite::Params) -> Result<Vec<ChunkMeta>> {
-        let mut stmt = self.conn.prepare(sql).map_err(|e| self.err(e))?;
-        let rows = stmt
-            .query_map(p, |r| {
-                let tp: String = r.get(2)?;
-                Ok(ChunkMeta {
-                    id: r.get(0)?,
-                    doc: r.get(1)?,
-                    title_path: serde_json::from_str(&tp).unwrap_or_default(),
-                    token_est: r.get::<_, i64>(3)? as usize,
-                })
-            })
-            .map_err(|e| self.err(e))?;
-        rows.collect::<rusqlite::Result<_>>()
-            .map_err(|e| self.err(e))
-    }
-
-    /// Calls `f` with every `docs` chunk in document order.
-    pub fn for_each_chunk(&self, mut f: impl FnMut(&Chunk) -> Result<()>) -> Result<()> {
-        let mut stmt = self
-            .conn
-            .prepare("SELECT meta, body FROM chunks WHERE scope = 'docs' ORDER BY doc, ordinal")
-            .map_err(|e| self.err(e))?;
-        let mut rows = stmt.query([]).map_err(|e| self.err(e))?;
-        while let Some(row) = rows.next().map_err(|e| self.err(e))? {
-            let meta = row
-                .get_ref(0)
-                .and_then(|v| Ok(v.as_str()?))
-                .map_err(|e| self.err(e))?;
-            let body = row
-                .get_ref(1)
-                .and_then(|v| Ok(v.as_blob()?))
-                .map_err(|e| self.err(e))?;
-            f(&decode(&self.path, meta, body)?)?;
-        }
-        Ok(())
-    }
-
-    /// Code chunks whose metadata mentions `needle` (case-insensitive); the
-    /// caller filters on the parsed symbol.
-    pub fn code_chunks_mentioning(&self, needle: &str) -> Result<Vec<Chunk>> {
-        let mut stmt = self
-            .conn
-            .prepare(
-                "SELECT meta, body FROM chunks WHERE scope = 'docs' AND instr(meta, '\"symbol\"') > 0
-                 AND instr(lower(meta), lower(?1)) > 0 ORDER BY doc, ordinal",
-            )
-            .map_err(|e| self.err(e))?;
-        let rows = stmt
-            .query_map([needle], |r| {
-                Ok((r.get::<_, String>(0)?, r.get::<_, Vec<u8>>(1)?))
-            })
-            .map_err(|e| self.err(e))?;
-        let mut out = Vec::new();
-        for row in rows {
-            let (meta, body) = row.map_err(|e| self.err(e))?;
-            out.push(decode(&self.path, &meta, &body)?);
-        }
-        Ok(out)
-    }
-
-    /// Counts and sizes for `ctx stats`.
-    pub fn counts(&self) -> Result<(usize, usize, usize)> {
-        self.conn
-            .query_row(
-                "SELECT (SELECT count(*) FROM files), count(*), coalesce(sum(token_est), 0) FROM chunks WHERE scope = 'docs'",
-                [],
-                |r| {
-                    Ok((
-                        r.get::<_, i64>(0)? as usize,
-                        r.get::<_, i64>(1)? as usize,
-                        r.get::<_, i64>(2)? as usize,
-                    ))
-                },
-            )
-            .map_err(|e| self.err(e))
-    }
 }
 
 /// A write transaction.
@@ -321,75 +229,6 @@ impl Tx<'_> {
     /// The raw transaction (for the relay's tables).
     pub fn conn(&self) -> &Connection {
         self.tx
-    }
-
-    /// Inserts (or replaces) the chunks of one document at generation `gen`.
-    pub fn put_chunks(&self, chunks: &[Chunk], gen_: u64, scope: &str) -> Result<()> {
-        let mut stmt = self
-            .tx
-            .prepare_cached(
-                "INSERT OR REPLACE INTO chunks(id, doc, ordinal, gen, title_path, title_hash, token_est, scope, meta, body)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
-            )
-            .map_err(|e| self.err(e))?;
-        for (ordinal, c) in chunks.iter().enumerate() {
-            let bad = |e: serde_json::Error| {
-                Error::Invalid(format!("cannot encode chunk `{}`: {e}", c.id))
-            };
-            let meta = serde_json::to_string(&Chunk {
-                text: String::new(),
-                ..c.clone()
-            })
-            .map_err(bad)?;
-            let tp = serde_json::to_string(&c.title_path).map_err(bad)?;
-            let body = lz4_flex::compress_prepend_size(c.text.as_bytes());
-            stmt.execute(params![
-                c.id,
-                c.doc,
-                ordinal as i64,
-                gen_ as i64,
-                tp,
-                title_hash(&c.title_path),
-                c.token_est as i64,
-                scope,
-                meta,
-                body
-            ])
-            .map_err(|e| self.err(e))?;
-        }
-        Ok(())
-    }
-
-    /// Removes chunks of `doc` written before generation `gen_`.
-    pub fn drop_old_chunks(&self, doc: &str, gen_: u64) -> Result<()> {
-        self.tx
-            .prepare_cached("DELETE FROM chunks WHERE doc = ?1 AND gen < ?2")
-            .and_then(|mut s| s.execute(params![doc, gen_ as i64]))
-            .map(|_| ())
-            .map_err(|e| self.err(e))
-    }
-
-    /// Remembers where the old chunks of `doc` were before they are dropped.
-    pub fn retire_old_chunks(&self, doc: &str, gen_: u64) -> Result<()> {
-        self.tx
-            .prepare_cached(
-                // `id` is the primary key: a chunk this build wrote again was
-                // replaced at generation ?2, so `gen < ?2` leaves only vanished IDs.
-                "INSERT OR REPLACE INTO retired(id, doc, title_path, title_hash, gen)
-                 SELECT id, doc, title_path, title_hash, ?2 FROM chunks
-                 WHERE doc = ?1 AND gen < ?2",
-            )
-            .and_then(|mut s| s.execute(params![doc, gen_ as i64]))
-            .map(|_| ())
-            .map_err(|e| self.err(e))
-    }
-
-    /// Removes rows of builds that never committed (generation above `committed`).
-    pub fn drop_uncommitted(&self, committed: u64) -> Result<()> {
-        self.tx
-            .execute("DELETE FROM chunks WHERE gen > ?1", [committed as i64])
-            .map(|_| ())
-            .map_err(|e| self.err(e))
     }
 
     /// Records a file as of this build.
@@ -419,19 +258,6 @@ impl Tx<'_> {
             .map_err(|e| self.err(e))
     }
 
-    /// Forgets every docs chunk older than `gen_` and every file row (a full
-    /// rebuild re-records all files and wrote its chunks at `gen_`).
-    pub fn drop_docs_before(&self, gen_: u64) -> Result<()> {
-        self.tx
-            .execute(
-                "DELETE FROM chunks WHERE scope = 'docs' AND gen < ?1",
-                [gen_ as i64],
-            )
-            .and_then(|_| self.tx.execute("DELETE FROM files", []))
-            .map(|_| ())
-            .map_err(|e| self.err(e))
-    }
-
     /// Sets a metadata value inside the transaction.
     pub fn set_meta(&self, key: &str, value: &str) -> Result<()> {
         self.tx
@@ -443,19 +269,6 @@ impl Tx<'_> {
             .map(|_| ())
             .map_err(|e| self.err(e))
     }
-}
-
-fn decode(path: &Path, meta: &str, body: &[u8]) -> Result<Chunk> {
-    let bad = |message: String| Error::BadPack {
-        path: path.to_path_buf(),
-        message: format!(
-            "a catalog chunk row is damaged ({message}); rebuild with `ctx build --full`"
-        ),
-    };
-    let mut chunk: Chunk = serde_json::from_str(meta).map_err(|e| bad(e.to_string()))?;
-    let text = lz4_flex::decompress_size_prepended(body).map_err(|e| bad(e.to_string()))?;
-    chunk.text = String::from_utf8(text).map_err(|e| bad(e.to_string()))?;
-    Ok(chunk)
 }
 
 /// 63-bit hash of the normalized title path (indexed instead of the string).

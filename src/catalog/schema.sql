@@ -1,4 +1,5 @@
--- ctx catalog, schema 2 (meta.catalog_schema). Derived data: deleting context.db forces a full rebuild.
+-- ctx catalog, layout 3 (PRAGMA user_version). Derived data except `boxes`: deleting
+-- context.db forces a full rebuild.
 CREATE TABLE IF NOT EXISTS meta (
     key   TEXT PRIMARY KEY,
     value TEXT NOT NULL
@@ -13,21 +14,38 @@ CREATE TABLE IF NOT EXISTS files (
 );
 -- One row per chunk. `gen` is the build generation that wrote the row: rows of a
 -- generation above meta.generation belong to a build that died and are removed.
+-- The text is bytes [off, off + len) of page `page`.
 CREATE TABLE IF NOT EXISTS chunks (
     id         TEXT PRIMARY KEY,
     doc        TEXT NOT NULL,
     ordinal    INTEGER NOT NULL,
     gen        INTEGER NOT NULL,
+    scope      TEXT NOT NULL,   -- docs | relay
+    kind       TEXT NOT NULL,   -- markdown | code | text | json
     title_path TEXT NOT NULL,   -- JSON array
     title_hash INTEGER NOT NULL,-- hash of the normalized path, for stale-ID lookups
     token_est  INTEGER NOT NULL,
-    scope      TEXT NOT NULL DEFAULT 'docs',
-    meta       TEXT NOT NULL,   -- the chunk as JSON, without its text
-    body       BLOB NOT NULL    -- the text, LZ4-compressed (size-prefixed): the
-                                -- catalog stays smaller than the sources
+    b0         INTEGER NOT NULL,-- byte range in the source
+    b1         INTEGER NOT NULL,
+    l0         INTEGER NOT NULL,-- line range in the source
+    l1         INTEGER NOT NULL,
+    part       TEXT,            -- "i/n" for a part of a split block
+    extra      TEXT,            -- JSON {symbol, lang} when the chunk has them
+    page       INTEGER NOT NULL,
+    off        INTEGER NOT NULL,
+    len        INTEGER NOT NULL
 );
 CREATE INDEX IF NOT EXISTS chunks_by_doc ON chunks (doc, ordinal);
-CREATE INDEX IF NOT EXISTS chunks_by_title ON chunks (doc, title_hash);
+-- The text of consecutive chunks of one document, LZ4-compressed (size-prefixed)
+-- together: the catalog stays well below the size of the sources.
+CREATE TABLE IF NOT EXISTS pages (
+    id    INTEGER PRIMARY KEY,
+    doc   TEXT NOT NULL,
+    gen   INTEGER NOT NULL,
+    scope TEXT NOT NULL,
+    body  BLOB NOT NULL
+);
+CREATE INDEX IF NOT EXISTS pages_by_doc ON pages (doc, gen);
 -- IDs that no longer exist, with where they were, so a stale ID can point to
 -- the chunk now at the same document and heading path.
 CREATE TABLE IF NOT EXISTS retired (

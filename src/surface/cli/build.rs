@@ -24,6 +24,9 @@ pub struct BuildArgs {
     /// Rebuild everything instead of only what changed.
     #[arg(long)]
     pub full: bool,
+    /// Print the wall time of each build stage to stderr.
+    #[arg(long)]
+    pub timings: bool,
 }
 
 /// An indicatif bar that appears only for builds with many files on a terminal.
@@ -64,6 +67,14 @@ pub(super) fn build(cli: &Cli, p: &Printer, args: &BuildArgs) -> anyhow::Result<
         b.finish();
     }
     print_report(p, &seg, &report);
+    if args.timings && !p.json {
+        let stages: Vec<String> = report
+            .phases
+            .iter()
+            .map(|ph| format!("{} {:.0} ms", ph.name, ph.seconds * 1000.0))
+            .collect();
+        p.note(&format!("timings: {}", stages.join(", ")));
+    }
     Ok(ExitCode::SUCCESS)
 }
 

@@ -1,0 +1,391 @@
+//! Chunk rows and the pages that hold their text.
+//!
+//! A chunk row keeps its metadata in columns and points into a *page*: the
+//! concatenated text of consecutive chunks of one document, LZ4-compressed
+//! together. Compressing ~32 KB at a time instead of each chunk alone roughly
+//! halves the stored text, and a lookup still decompresses only one page.
+
+use std::cell::RefCell;
+
+use rusqlite::{OptionalExtension, Row, params};
+use serde::{Deserialize, Serialize};
+
+use super::{Catalog, ChunkMeta, Tx, title_hash};
+use crate::chunk::{Chunk, ChunkKind, Symbol, id};
+use crate::error::{Error, Result};
+
+/// A page is closed once it holds this many bytes of text.
+const PAGE_BYTES: usize = 32 * 1024;
+
+/// The columns [`decode_row`] reads, in order.
+const COLUMNS: &str =
+    "id, doc, title_path, kind, token_est, b0, b1, l0, l1, part, extra, page, off, len";
+
+/// The chunk fields that only some chunks have, stored as one JSON value.
+#[derive(Serialize, Deserialize, Default)]
+struct Extra {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    symbol: Option<Symbol>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    lang: Option<String>,
+}
+
+/// A chunk row before its page is read.
+struct Stored {
+    chunk: Chunk,
+    page: i64,
+    off: usize,
+    len: usize,
+}
+
+/// The last page decompressed, so readers walking a document pay once per page.
+#[derive(Default)]
+struct PageCache {
+    id: i64,
+    text: Vec<u8>,
+}
+
+impl Catalog {
+    /// A chunk by ID.
+    pub fn chunk(&self, id: &str) -> Result<Option<Chunk>> {
+        let sql = format!("SELECT {COLUMNS} FROM chunks WHERE id = ?1");
+        self.one(&sql, params![id])
+    }
+
+    /// The chunk now at the same document and heading path as a vanished ID.
+    pub fn chunk_at(&self, doc: &str, title_path: &[String]) -> Result<Option<Chunk>> {
+        let sql = format!(
+            "SELECT {COLUMNS} FROM chunks WHERE doc = ?1 AND title_hash = ?2 ORDER BY ordinal LIMIT 1"
+        );
+        self.one(&sql, params![doc, title_hash(title_path)])
+    }
+
+    fn one(&self, sql: &str, p: impl rusqlite::Params) -> Result<Option<Chunk>> {
+        let stored = self
+            .conn
+            .prepare_cached(sql)
+            .and_then(|mut s| s.query_row(p, decode_row).optional())
+            .map_err(|e| self.err(e))?;
+        let cache = RefCell::new(PageCache::default());
+        stored.map(|s| self.with_text(s, &cache)).transpose()
+    }
+
+    /// Where a retired ID was: `(doc, title_path)`.
+    pub fn retired(&self, id: &str) -> Result<Option<(String, Vec<String>)>> {
+        self.conn
+            .query_row(
+                "SELECT doc, title_path FROM retired WHERE id = ?1",
+                [id],
+                |r| {
+                    let tp: String = r.get(1)?;
+                    Ok((r.get(0)?, serde_json::from_str(&tp).unwrap_or_default()))
+                },
+            )
+            .optional()
+            .map_err(|e| self.err(e))
+    }
+
+    /// Chunks whose ID starts with the given stem (for suggestions).
+    pub fn ids_with_stem(&self, stem: &str, limit: usize) -> Result<Vec<ChunkMeta>> {
+        self.metas(
+            "SELECT id, doc, title_path, token_est FROM chunks WHERE id >= ?1 AND id < ?2 ORDER BY doc, ordinal LIMIT ?3",
+            params![format!("{stem}:"), format!("{stem};"), limit as i64],
+        )
+    }
+
+    /// Metadata of every committed chunk in `scope`, in document order.
+    pub fn chunk_metas(&self, scope: &str) -> Result<Vec<ChunkMeta>> {
+        self.metas(
+            "SELECT id, doc, title_path, token_est FROM chunks WHERE scope = ?1 ORDER BY doc, ordinal",
+            params![scope],
+        )
+    }
+
+    fn metas(&self, sql: &str, p: impl rusqlite::Params) -> Result<Vec<ChunkMeta>> {
+        let mut stmt = self.conn.prepare(sql).map_err(|e| self.err(e))?;
+        let rows = stmt
+            .query_map(p, |r| {
+                let tp: String = r.get(2)?;
+                Ok(ChunkMeta {
+                    id: r.get(0)?,
+                    doc: r.get(1)?,
+                    title_path: serde_json::from_str(&tp).unwrap_or_default(),
+                    token_est: r.get::<_, i64>(3)? as usize,
+                })
+            })
+            .map_err(|e| self.err(e))?;
+        rows.collect::<rusqlite::Result<_>>()
+            .map_err(|e| self.err(e))
+    }
+
+    /// Calls `f` with every `docs` chunk in document order.
+    pub fn for_each_chunk(&self, mut f: impl FnMut(&Chunk) -> Result<()>) -> Result<()> {
+        let sql =
+            format!("SELECT {COLUMNS} FROM chunks WHERE scope = 'docs' ORDER BY doc, ordinal");
+        let mut stmt = self.conn.prepare(&sql).map_err(|e| self.err(e))?;
+        let mut rows = stmt.query([]).map_err(|e| self.err(e))?;
+        let cache = RefCell::new(PageCache::default());
+        while let Some(row) = rows.next().map_err(|e| self.err(e))? {
+            let stored = decode_row(row).map_err(|e| self.err(e))?;
+            f(&self.with_text(stored, &cache)?)?;
+        }
+        Ok(())
+    }
+
+    /// Code chunks whose symbol mentions `needle` (case-insensitive); the
+    /// caller filters on the parsed symbol.
+    pub fn code_chunks_mentioning(&self, needle: &str) -> Result<Vec<Chunk>> {
+        let sql = format!(
+            "SELECT {COLUMNS} FROM chunks WHERE scope = 'docs' AND instr(extra, '\"symbol\"') > 0
+             AND instr(lower(extra), lower(?1)) > 0 ORDER BY doc, ordinal"
+        );
+        let mut stmt = self.conn.prepare(&sql).map_err(|e| self.err(e))?;
+        let stored = stmt
+            .query_map([needle], decode_row)
+            .and_then(|rows| rows.collect::<rusqlite::Result<Vec<_>>>())
+            .map_err(|e| self.err(e))?;
+        let cache = RefCell::new(PageCache::default());
+        stored
+            .into_iter()
+            .map(|s| self.with_text(s, &cache))
+            .collect()
+    }
+
+    /// Counts and sizes for `ctx stats`.
+    pub fn counts(&self) -> Result<(usize, usize, usize)> {
+        self.conn
+            .query_row(
+                "SELECT (SELECT count(*) FROM files), count(*), coalesce(sum(token_est), 0) FROM chunks WHERE scope = 'docs'",
+                [],
+                |r| {
+                    Ok((
+                        r.get::<_, i64>(0)? as usize,
+                        r.get::<_, i64>(1)? as usize,
+                        r.get::<_, i64>(2)? as usize,
+                    ))
+                },
+            )
+            .map_err(|e| self.err(e))
+    }
+
+    /// Fills in the text of a row from its page.
+    fn with_text(&self, s: Stored, cache: &RefCell<PageCache>) -> Result<Chunk> {
+        let mut cache = cache.borrow_mut();
+        if cache.id != s.page || cache.text.is_empty() {
+            let body: Vec<u8> = self
+                .conn
+                .prepare_cached("SELECT body FROM pages WHERE id = ?1")
+                .and_then(|mut st| st.query_row([s.page], |r| r.get(0)))
+                .map_err(|e| self.err(e))?;
+            cache.text = lz4_flex::decompress_size_prepended(&body)
+                .map_err(|e| self.damaged(&s.chunk.id, &e.to_string()))?;
+            cache.id = s.page;
+        }
+        let bytes = cache
+            .text
+            .get(s.off..s.off + s.len)
+            .ok_or_else(|| self.damaged(&s.chunk.id, "text range outside its page"))?;
+        let text = std::str::from_utf8(bytes)
+            .map_err(|e| self.damaged(&s.chunk.id, &e.to_string()))?
+            .to_string();
+        let mut chunk = s.chunk;
+        chunk.text_sha256 = id::text_sha256(&text);
+        chunk.text = text;
+        Ok(chunk)
+    }
+
+    fn damaged(&self, id: &str, message: &str) -> Error {
+        Error::BadPack {
+            path: self.path.clone(),
+            message: format!(
+                "the catalog row of `{id}` is damaged ({message}); rebuild with `ctx build --full`"
+            ),
+        }
+    }
+}
+
+/// Reads the [`COLUMNS`] of one row.
+fn decode_row(r: &Row<'_>) -> rusqlite::Result<Stored> {
+    let bad = |i: usize, e: String| {
+        rusqlite::Error::FromSqlConversionFailure(i, rusqlite::types::Type::Text, e.into())
+    };
+    let tp: String = r.get(2)?;
+    let kind: String = r.get(3)?;
+    let part: Option<String> = r.get(9)?;
+    let extra: Option<String> = r.get(10)?;
+    let extra: Extra = match extra {
+        Some(e) => serde_json::from_str(&e).map_err(|e| bad(10, e.to_string()))?,
+        None => Extra::default(),
+    };
+    let part = part
+        .map(|p| {
+            p.split_once('/')
+                .and_then(|(i, n)| Some([i.parse().ok()?, n.parse().ok()?]))
+                .ok_or_else(|| bad(9, format!("bad part `{p}`")))
+        })
+        .transpose()?;
+    let int = |i: usize| -> rusqlite::Result<usize> { Ok(r.get::<_, i64>(i)? as usize) };
+    Ok(Stored {
+        chunk: Chunk {
+            id: r.get(0)?,
+            doc: r.get(1)?,
+            title_path: serde_json::from_str(&tp).map_err(|e| bad(2, e.to_string()))?,
+            text: String::new(),
+            bytes: [int(5)?, int(6)?],
+            lines: [int(7)?, int(8)?],
+            kind: ChunkKind::parse(&kind).ok_or_else(|| bad(3, format!("bad kind `{kind}`")))?,
+            token_est: int(4)?,
+            text_sha256: String::new(),
+            part,
+            symbol: extra.symbol,
+            lang: extra.lang,
+        },
+        page: r.get(11)?,
+        off: int(12)?,
+        len: int(13)?,
+    })
+}
+
+impl Tx<'_> {
+    /// Inserts (or replaces) the chunks of one document at generation `gen`.
+    pub fn put_chunks(&self, chunks: &[Chunk], gen_: u64, scope: &str) -> Result<()> {
+        let mut page_stmt = self
+            .tx
+            .prepare_cached("INSERT INTO pages(doc, gen, scope, body) VALUES (?1, ?2, ?3, ?4)")
+            .map_err(|e| self.err(e))?;
+        let mut chunk_stmt = self
+            .tx
+            .prepare_cached(
+                "INSERT OR REPLACE INTO chunks(id, doc, ordinal, gen, scope, kind, title_path, title_hash,
+                 token_est, b0, b1, l0, l1, part, extra, page, off, len)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18)",
+            )
+            .map_err(|e| self.err(e))?;
+        let mut start = 0;
+        let mut text = String::new();
+        for end in 1..=chunks.len() {
+            text.push_str(&chunks[end - 1].text);
+            if text.len() < PAGE_BYTES && end < chunks.len() {
+                continue;
+            }
+            let doc = &chunks[start].doc;
+            let body = lz4_flex::compress_prepend_size(text.as_bytes());
+            page_stmt
+                .execute(params![doc, gen_ as i64, scope, body])
+                .map_err(|e| self.err(e))?;
+            let page = self.tx.last_insert_rowid();
+            let mut off = 0;
+            for (ordinal, c) in chunks.iter().enumerate().take(end).skip(start) {
+                let bad = |e: serde_json::Error| {
+                    Error::Invalid(format!("cannot encode chunk `{}`: {e}", c.id))
+                };
+                let extra = (c.symbol.is_some() || c.lang.is_some())
+                    .then(|| {
+                        serde_json::to_string(&Extra {
+                            symbol: c.symbol.clone(),
+                            lang: c.lang.clone(),
+                        })
+                    })
+                    .transpose()
+                    .map_err(bad)?;
+                let tp = serde_json::to_string(&c.title_path).map_err(bad)?;
+                chunk_stmt
+                    .execute(params![
+                        c.id,
+                        c.doc,
+                        ordinal as i64,
+                        gen_ as i64,
+                        scope,
+                        c.kind.as_str(),
+                        tp,
+                        title_hash(&c.title_path),
+                        c.token_est as i64,
+                        c.bytes[0] as i64,
+                        c.bytes[1] as i64,
+                        c.lines[0] as i64,
+                        c.lines[1] as i64,
+                        c.part.map(|[i, n]| format!("{i}/{n}")),
+                        extra,
+                        page,
+                        off as i64,
+                        c.text.len() as i64,
+                    ])
+                    .map_err(|e| self.err(e))?;
+                off += c.text.len();
+            }
+            start = end;
+            text.clear();
+        }
+        Ok(())
+    }
+
+    /// Removes chunks (and pages) of `doc` written before generation `gen_`.
+    pub fn drop_old_chunks(&self, doc: &str, gen_: u64) -> Result<()> {
+        for sql in [
+            "DELETE FROM chunks WHERE doc = ?1 AND gen < ?2",
+            "DELETE FROM pages WHERE doc = ?1 AND gen < ?2",
+        ] {
+            self.tx
+                .prepare_cached(sql)
+                .and_then(|mut s| s.execute(params![doc, gen_ as i64]))
+                .map_err(|e| self.err(e))?;
+        }
+        Ok(())
+    }
+
+    /// Removes every chunk and page of `doc` (a dropped relay value).
+    pub fn drop_doc(&self, doc: &str) -> Result<()> {
+        for sql in [
+            "DELETE FROM chunks WHERE doc = ?1",
+            "DELETE FROM pages WHERE doc = ?1",
+        ] {
+            self.tx.execute(sql, [doc]).map_err(|e| self.err(e))?;
+        }
+        Ok(())
+    }
+
+    /// Remembers where the old chunks of `doc` were before they are dropped.
+    pub fn retire_old_chunks(&self, doc: &str, gen_: u64) -> Result<()> {
+        self.tx
+            .prepare_cached(
+                // `id` is the primary key: a chunk this build wrote again was
+                // replaced at generation ?2, so `gen < ?2` leaves only vanished IDs.
+                "INSERT OR REPLACE INTO retired(id, doc, title_path, title_hash, gen)
+                 SELECT id, doc, title_path, title_hash, ?2 FROM chunks
+                 WHERE doc = ?1 AND gen < ?2",
+            )
+            .and_then(|mut s| s.execute(params![doc, gen_ as i64]))
+            .map(|_| ())
+            .map_err(|e| self.err(e))
+    }
+
+    /// Removes rows of builds that never committed (generation above `committed`).
+    pub fn drop_uncommitted(&self, committed: u64) -> Result<()> {
+        for sql in [
+            "DELETE FROM chunks WHERE gen > ?1",
+            "DELETE FROM pages WHERE gen > ?1",
+        ] {
+            self.tx
+                .execute(sql, [committed as i64])
+                .map_err(|e| self.err(e))?;
+        }
+        Ok(())
+    }
+
+    /// Forgets every docs chunk and page older than `gen_` and every file row
+    /// (a full rebuild re-records all files and wrote its chunks at `gen_`).
+    pub fn drop_docs_before(&self, gen_: u64) -> Result<()> {
+        for sql in [
+            "DELETE FROM chunks WHERE scope = 'docs' AND gen < ?1",
+            "DELETE FROM pages WHERE scope = 'docs' AND gen < ?1",
+        ] {
+            self.tx
+                .execute(sql, [gen_ as i64])
+                .map_err(|e| self.err(e))?;
+        }
+        self.tx
+            .execute("DELETE FROM files", [])
+            .map(|_| ())
+            .map_err(|e| self.err(e))
+    }
+}
