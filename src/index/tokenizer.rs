@@ -6,25 +6,184 @@
 //! a query for the identifier and a query for its words both match. The same
 //! analyzer runs on queries, so splitting is symmetric.
 
-use tantivy::tokenizer::{
-    Language, LowerCaser, RemoveLongFilter, Stemmer, StopWordFilter, TextAnalyzer, Token,
-    TokenStream, Tokenizer,
-};
+use std::borrow::Cow;
+use std::collections::HashMap;
+
+use tantivy::tokenizer::{TextAnalyzer, Token, TokenStream, Tokenizer};
 
 /// Name of the analyzer with English stemming.
 pub const STEMMED: &str = "ctx_stem";
 /// Name of the analyzer without stemming (identifiers, paths).
 pub const PLAIN: &str = "ctx_plain";
 
-/// Splits text into words and identifier parts.
-#[derive(Clone, Default)]
-pub struct IdentTokenizer {
-    tokens: Vec<Token>,
+/// Tokens of this many bytes or more are dropped (hashes, base64, minified runs).
+const MAX_TOKEN_BYTES: usize = 48;
+
+/// Stems remembered per analyzer before the cache starts over.
+const STEM_CACHE: usize = 1 << 16;
+
+/// Lucene's English stop words (the list tantivy's `StopWordFilter` uses).
+fn is_stop_word(w: &str) -> bool {
+    matches!(
+        w,
+        "a" | "an"
+            | "and"
+            | "are"
+            | "as"
+            | "at"
+            | "be"
+            | "but"
+            | "by"
+            | "for"
+            | "if"
+            | "in"
+            | "into"
+            | "is"
+            | "it"
+            | "no"
+            | "not"
+            | "of"
+            | "on"
+            | "or"
+            | "such"
+            | "that"
+            | "the"
+            | "their"
+            | "then"
+            | "there"
+            | "these"
+            | "they"
+            | "this"
+            | "to"
+            | "was"
+            | "will"
+            | "with"
+    )
 }
 
-/// Token stream over a prepared vector.
+/// The whole analysis in one pass: words and identifier parts, long tokens
+/// dropped, lowercased, stop words removed and, for [`STEMMED`], English stems.
+///
+/// Indexing spends most of its time here, so tokens reuse their buffers and
+/// stems are cached: a corpus repeats a few thousand words millions of times.
+#[derive(Clone)]
+pub struct Analyzer {
+    stem: bool,
+    tokens: Vec<Token>,
+    len: usize,
+    lower: String,
+    parts: Vec<(usize, usize)>,
+    stems: HashMap<String, String>,
+}
+
+impl Analyzer {
+    fn new(stem: bool) -> Analyzer {
+        Analyzer {
+            stem,
+            tokens: Vec::new(),
+            len: 0,
+            lower: String::new(),
+            parts: Vec::new(),
+            stems: HashMap::new(),
+        }
+    }
+
+    /// Analyzes `raw` (the source bytes `from..to`) as one token at `position`.
+    fn emit(&mut self, raw: &str, from: usize, position: usize, stemmer: &frostem::Stemmer) {
+        if raw.len() >= MAX_TOKEN_BYTES {
+            return;
+        }
+        self.lower.clear();
+        if raw.is_ascii() {
+            self.lower.push_str(raw);
+            self.lower.make_ascii_lowercase();
+        } else {
+            self.lower.extend(raw.chars().flat_map(char::to_lowercase));
+        }
+        if is_stop_word(&self.lower) {
+            return;
+        }
+        let text: &str = if !self.stem {
+            &self.lower
+        } else {
+            if !self.stems.contains_key(self.lower.as_str()) {
+                if self.stems.len() >= STEM_CACHE {
+                    self.stems.clear();
+                }
+                let stemmed = match stemmer.stem(&self.lower) {
+                    Cow::Borrowed(s) => s.to_string(),
+                    Cow::Owned(s) => s,
+                };
+                self.stems.insert(self.lower.clone(), stemmed);
+            }
+            self.stems
+                .get(self.lower.as_str())
+                .map(String::as_str)
+                .unwrap_or_default()
+        };
+        if self.len == self.tokens.len() {
+            self.tokens.push(Token::default());
+        }
+        let token = &mut self.tokens[self.len];
+        token.text.clear();
+        token.text.push_str(text);
+        token.offset_from = from;
+        token.offset_to = from + raw.len();
+        token.position = position;
+        token.position_length = 1;
+        self.len += 1;
+    }
+
+    /// Emits the parts of `word` (at byte `start` of the text) and then the
+    /// whole word when it has several parts.
+    fn word(&mut self, word: &str, start: usize, position: &mut usize, stemmer: &frostem::Stemmer) {
+        let mut parts = std::mem::take(&mut self.parts);
+        split_identifier_into(word, &mut parts);
+        for &(a, b) in &parts {
+            self.emit(&word[a..b], start + a, *position, stemmer);
+            *position += 1;
+        }
+        let whole = word.trim_matches('_');
+        if parts.len() > 1 && !whole.is_empty() {
+            let offset = word.find(whole).unwrap_or(0);
+            self.emit(whole, start + offset, *position - 1, stemmer);
+        }
+        self.parts = parts;
+    }
+}
+
+impl Tokenizer for Analyzer {
+    type TokenStream<'a> = VecTokenStream<'a>;
+
+    fn token_stream<'a>(&'a mut self, text: &'a str) -> VecTokenStream<'a> {
+        let stemmer = frostem::Stemmer::new(frostem::Algorithm::English);
+        self.len = 0;
+        let mut position = 0usize;
+        let mut word_start: Option<usize> = None;
+        for (i, c) in text
+            .char_indices()
+            .chain(std::iter::once((text.len(), ' ')))
+        {
+            let is_word = c.is_alphanumeric() || c == '_';
+            match (word_start, is_word) {
+                (None, true) => word_start = Some(i),
+                (Some(s), false) => {
+                    self.word(&text[s..i], s, &mut position, &stemmer);
+                    word_start = None;
+                }
+                _ => {}
+            }
+        }
+        VecTokenStream {
+            tokens: &mut self.tokens[..self.len],
+            next: 0,
+        }
+    }
+}
+
+/// Token stream over a prepared slice.
 pub struct VecTokenStream<'a> {
-    tokens: &'a mut Vec<Token>,
+    tokens: &'a mut [Token],
     next: usize,
 }
 
@@ -41,126 +200,63 @@ impl TokenStream for VecTokenStream<'_> {
     }
 }
 
-impl Tokenizer for IdentTokenizer {
-    type TokenStream<'a> = VecTokenStream<'a>;
-
-    fn token_stream<'a>(&'a mut self, text: &'a str) -> VecTokenStream<'a> {
-        self.tokens.clear();
-        let mut position = 0usize;
-        let mut word_start: Option<usize> = None;
-        for (i, c) in text
-            .char_indices()
-            .chain(std::iter::once((text.len(), ' ')))
-        {
-            let is_word = c.is_alphanumeric() || c == '_';
-            match (word_start, is_word) {
-                (None, true) => word_start = Some(i),
-                (Some(s), false) => {
-                    push_word(&mut self.tokens, text, s, i, &mut position);
-                    word_start = None;
-                }
-                _ => {}
-            }
-        }
-        VecTokenStream {
-            tokens: &mut self.tokens,
-            next: 0,
-        }
-    }
-}
-
-fn push_token(tokens: &mut Vec<Token>, text: &str, from: usize, to: usize, position: usize) {
-    tokens.push(Token {
-        offset_from: from,
-        offset_to: to,
-        position,
-        text: text[from..to].to_string(),
-        position_length: 1,
-    });
-}
-
-fn push_word(tokens: &mut Vec<Token>, text: &str, start: usize, end: usize, position: &mut usize) {
-    let word = &text[start..end];
-    let parts = split_identifier(word);
-    let before = tokens.len();
-    for (a, b) in &parts {
-        push_token(tokens, text, start + a, start + b, *position);
-        *position += 1;
-    }
-    let whole = word.trim_matches('_');
-    if parts.len() > 1 && !whole.is_empty() {
-        let offset = word.find(whole).unwrap_or(0);
-        push_token(
-            tokens,
-            text,
-            start + offset,
-            start + offset + whole.len(),
-            *position - 1,
-        );
-    }
-    if tokens.len() == before && !whole.is_empty() {
-        push_token(tokens, text, start, end, *position);
-        *position += 1;
-    }
-}
-
 /// Byte ranges of the parts of an identifier (see the module docs).
 pub fn split_identifier(word: &str) -> Vec<(usize, usize)> {
     let mut parts = Vec::new();
-    let chars: Vec<(usize, char)> = word.char_indices().collect();
+    split_identifier_into(word, &mut parts);
+    parts
+}
+
+fn split_identifier_into(word: &str, parts: &mut Vec<(usize, usize)>) {
+    parts.clear();
+    // Most words are plain lowercase: one part, no boundaries to look for.
+    if word.bytes().all(|b| b.is_ascii_lowercase()) {
+        if !word.is_empty() {
+            parts.push((0, word.len()));
+        }
+        return;
+    }
     let mut start: Option<usize> = None;
-    for (k, &(i, c)) in chars.iter().enumerate() {
+    let mut prev: Option<char> = None;
+    let mut chars = word.char_indices().peekable();
+    while let Some((i, c)) = chars.next() {
+        let next = chars.peek().map(|x| x.1);
         if c == '_' {
             if let Some(s) = start.take() {
                 parts.push((s, i));
             }
+            prev = Some(c);
             continue;
         }
-        if let Some(s) = start {
-            let prev = chars[k - 1].1;
-            let next = chars.get(k + 1).map(|x| x.1);
-            let boundary = (prev.is_lowercase() && c.is_uppercase())
-                || (prev.is_alphabetic() != c.is_alphabetic() && prev != '_')
-                // `HTTPServer` → `HTTP`, `Server`: an upper followed by a lower
-                // after a run of uppers starts a new part.
-                || (prev.is_uppercase() && c.is_uppercase() && next.is_some_and(char::is_lowercase));
-            if boundary {
-                parts.push((s, i));
-                start = Some(i);
+        match (start, prev) {
+            (Some(s), Some(prev)) => {
+                let boundary = (prev.is_lowercase() && c.is_uppercase())
+                    || (prev.is_alphabetic() != c.is_alphabetic() && prev != '_')
+                    // `HTTPServer` → `HTTP`, `Server`: an upper followed by a lower
+                    // after a run of uppers starts a new part.
+                    || (prev.is_uppercase() && c.is_uppercase() && next.is_some_and(char::is_lowercase));
+                if boundary {
+                    parts.push((s, i));
+                    start = Some(i);
+                }
             }
-        } else {
-            start = Some(i);
+            _ => start = Some(i),
         }
+        prev = Some(c);
     }
     if let Some(s) = start {
         parts.push((s, word.len()));
     }
-    parts
 }
 
 /// The analyzer used for titles and bodies.
 pub fn stemmed() -> TextAnalyzer {
-    TextAnalyzer::builder(IdentTokenizer::default())
-        .filter(RemoveLongFilter::limit(48))
-        .filter(LowerCaser)
-        .filter(
-            StopWordFilter::new(Language::English)
-                .unwrap_or_else(|| StopWordFilter::remove(Vec::new())),
-        )
-        .filter(Stemmer::new(Language::English))
-        .build()
+    TextAnalyzer::from(Analyzer::new(true))
 }
 
 /// The analyzer used for identifiers and paths (no stemming).
 pub fn plain() -> TextAnalyzer {
-    TextAnalyzer::builder(IdentTokenizer::default())
-        .filter(RemoveLongFilter::limit(48))
-        .filter(LowerCaser)
-        .filter(
-            StopWordFilter::new(Language::English)
-                .unwrap_or_else(|| StopWordFilter::remove(Vec::new())),
-        )
-        .build()
+    TextAnalyzer::from(Analyzer::new(false))
 }
 
 /// Runs `analyzer` over `text` and returns the token texts.
@@ -197,6 +293,91 @@ mod tests {
             analyze(&mut a, "(( AND : \" ))").is_empty()
                 || analyze(&mut a, "(( AND : \" ))") == ["and"]
         );
+    }
+
+    /// The same word splitting as [`Analyzer`], without any filtering.
+    #[derive(Clone, Default)]
+    struct SplitOnly(Vec<Token>);
+
+    impl Tokenizer for SplitOnly {
+        type TokenStream<'a> = VecTokenStream<'a>;
+        fn token_stream<'a>(&'a mut self, text: &'a str) -> VecTokenStream<'a> {
+            self.0.clear();
+            let mut start = None;
+            for (i, c) in text
+                .char_indices()
+                .chain(std::iter::once((text.len(), ' ')))
+            {
+                match (start, c.is_alphanumeric() || c == '_') {
+                    (None, true) => start = Some(i),
+                    (Some(s), false) => {
+                        let word: &str = &text[s..i];
+                        let parts = split_identifier(word);
+                        for (a, b) in &parts {
+                            self.0.push(Token {
+                                text: word[*a..*b].to_string(),
+                                ..Token::default()
+                            });
+                        }
+                        let whole = word.trim_matches('_');
+                        if parts.len() > 1 && !whole.is_empty() {
+                            self.0.push(Token {
+                                text: whole.to_string(),
+                                ..Token::default()
+                            });
+                        }
+                        start = None;
+                    }
+                    _ => {}
+                }
+            }
+            VecTokenStream {
+                tokens: &mut self.0[..],
+                next: 0,
+            }
+        }
+    }
+
+    /// The one-pass analyzers give exactly the tokens of tantivy's filter
+    /// chain, so indexes and queries agree with what the chain produced.
+    #[test]
+    fn one_pass_matches_the_filter_chain() {
+        use tantivy::tokenizer::{Language, LowerCaser, RemoveLongFilter, Stemmer, StopWordFilter};
+        let chain = |stem: bool| {
+            let b = TextAnalyzer::builder(SplitOnly::default())
+                .filter(RemoveLongFilter::limit(MAX_TOKEN_BYTES))
+                .filter(LowerCaser)
+                .filter(StopWordFilter::new(Language::English).expect("English stop words"));
+            if stem {
+                b.filter(Stemmer::new(Language::English)).build()
+            } else {
+                b.build()
+            }
+        };
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+        let mut texts = vec![
+            "Ünïcödé ÉCOLE straße ΣΊΣΥΦΟΣ HTTPServer2Go __init__ a_b_ x86_64 AVeryLongIdentifierThatGoesOnAndOnAndOnForeverAndEver".to_string(),
+        ];
+        for dir in ["fixtures/demo", "fixtures/markdown", "src/index"] {
+            for e in std::fs::read_dir(root.join(dir))
+                .expect("fixture dir")
+                .flatten()
+            {
+                if let Ok(t) = std::fs::read_to_string(e.path()) {
+                    texts.push(t);
+                }
+            }
+        }
+        for stem in [false, true] {
+            let mut fast = if stem { stemmed() } else { plain() };
+            let mut slow = chain(stem);
+            for t in &texts {
+                // Twice: the second pass is served from the stem cache.
+                for _ in 0..2 {
+                    assert_eq!(analyze(&mut fast, t), analyze(&mut slow, t));
+                }
+            }
+        }
     }
 
     #[test]
