@@ -6,9 +6,8 @@
 //! a query for the identifier and a query for its words both match. The same
 //! analyzer runs on queries, so splitting is symmetric.
 
+use rustc_hash::FxHashMap;
 use std::borrow::Cow;
-use std::collections::HashMap;
-
 use tantivy::tokenizer::{TextAnalyzer, Token, TokenStream, Tokenizer};
 
 /// Name of the analyzer with English stemming.
@@ -73,7 +72,7 @@ pub struct Analyzer {
     len: usize,
     lower: String,
     parts: Vec<(usize, usize)>,
-    stems: HashMap<String, String>,
+    stems: FxHashMap<String, String>,
 }
 
 impl Analyzer {
@@ -84,7 +83,7 @@ impl Analyzer {
             len: 0,
             lower: String::new(),
             parts: Vec::new(),
-            stems: HashMap::new(),
+            stems: FxHashMap::default(),
         }
     }
 
@@ -103,30 +102,26 @@ impl Analyzer {
         if is_stop_word(&self.lower) {
             return;
         }
-        let text: &str = if !self.stem {
-            &self.lower
-        } else {
-            if !self.stems.contains_key(self.lower.as_str()) {
-                if self.stems.len() >= STEM_CACHE {
-                    self.stems.clear();
-                }
-                let stemmed = match stemmer.stem(&self.lower) {
-                    Cow::Borrowed(s) => s.to_string(),
-                    Cow::Owned(s) => s,
-                };
-                self.stems.insert(self.lower.clone(), stemmed);
-            }
-            self.stems
-                .get(self.lower.as_str())
-                .map(String::as_str)
-                .unwrap_or_default()
-        };
         if self.len == self.tokens.len() {
             self.tokens.push(Token::default());
         }
         let token = &mut self.tokens[self.len];
         token.text.clear();
-        token.text.push_str(text);
+        if !self.stem {
+            token.text.push_str(&self.lower);
+        } else if let Some(stemmed) = self.stems.get(self.lower.as_str()) {
+            token.text.push_str(stemmed);
+        } else {
+            let stemmed = match stemmer.stem(&self.lower) {
+                Cow::Borrowed(s) => s.to_string(),
+                Cow::Owned(s) => s,
+            };
+            token.text.push_str(&stemmed);
+            if self.stems.len() >= STEM_CACHE {
+                self.stems.clear();
+            }
+            self.stems.insert(self.lower.clone(), stemmed);
+        }
         token.offset_from = from;
         token.offset_to = from + raw.len();
         token.position = position;
