@@ -119,11 +119,20 @@ impl Catalog {
     }
 
     /// Calls `f` with every `docs` chunk in document order.
-    pub fn for_each_chunk(&self, mut f: impl FnMut(&Chunk) -> Result<()>) -> Result<()> {
-        let sql =
-            format!("SELECT {COLUMNS} FROM chunks WHERE scope = 'docs' ORDER BY doc, ordinal");
-        let mut stmt = self.conn.prepare(&sql).map_err(|e| self.err(e))?;
-        let mut rows = stmt.query([]).map_err(|e| self.err(e))?;
+    pub fn for_each_chunk(&self, f: impl FnMut(&Chunk) -> Result<()>) -> Result<()> {
+        self.for_each_chunk_where("scope = 'docs'", [], f)
+    }
+
+    /// Calls `f` with each chunk matching `cond`, in document order.
+    pub(super) fn for_each_chunk_where(
+        &self,
+        cond: &str,
+        p: impl rusqlite::Params,
+        mut f: impl FnMut(&Chunk) -> Result<()>,
+    ) -> Result<()> {
+        let sql = format!("SELECT {COLUMNS} FROM chunks WHERE {cond} ORDER BY doc, ordinal");
+        let mut stmt = self.conn.prepare_cached(&sql).map_err(|e| self.err(e))?;
+        let mut rows = stmt.query(p).map_err(|e| self.err(e))?;
         let cache = RefCell::new(PageCache::default());
         while let Some(row) = rows.next().map_err(|e| self.err(e))? {
             let stored = decode_row(row).map_err(|e| self.err(e))?;

@@ -7,6 +7,9 @@
 
 pub mod boxes;
 mod chunks;
+mod spans;
+
+pub use spans::PackSpan;
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -18,7 +21,7 @@ use crate::chunk::id;
 use crate::error::{Error, Result};
 
 /// The catalog layout this ctx writes (`PRAGMA user_version`).
-const LAYOUT: i64 = 3;
+const LAYOUT: i64 = 4;
 
 /// A file as recorded by the last committed build.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -92,6 +95,7 @@ impl Catalog {
                  DROP TABLE IF EXISTS chunks;
                  DROP TABLE IF EXISTS pages;
                  DROP TABLE IF EXISTS retired;
+                 DROP TABLE IF EXISTS pack_spans;
                  DELETE FROM files;
                  DELETE FROM meta WHERE key IN ('settings', 'pack_generation');
                  COMMIT;",

@@ -22,6 +22,25 @@ pub fn write_atomic(
     path: &Path,
     write: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
 ) -> Result<()> {
+    replace(path, true, write)
+}
+
+/// Like [`write_atomic`] without the fsyncs, for files derived from durable
+/// state that the caller checks and rewrites when damaged (the pack: rebuilt
+/// from the catalog when its recorded size differs). Killing the process still
+/// leaves the old file or the new one; only a power loss can tear it.
+pub fn replace_derived(
+    path: &Path,
+    write: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
+) -> Result<()> {
+    replace(path, false, write)
+}
+
+fn replace(
+    path: &Path,
+    durable: bool,
+    write: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
+) -> Result<()> {
     let dir = path.parent().unwrap_or(Path::new("."));
     let name = path
         .file_name()
@@ -37,10 +56,15 @@ pub fn write_atomic(
         let mut w = BufWriter::with_capacity(1 << 20, file);
         write(&mut w)?;
         let file = w.into_inner().map_err(|e| e.into_error())?;
-        file.sync_all()?;
+        if durable {
+            file.sync_all()?;
+        }
         drop(file);
         fs::rename(&tmp, path)?;
-        sync_dir(dir)
+        if durable {
+            sync_dir(dir)?;
+        }
+        Ok(())
     })();
     if let Err(e) = result {
         let _ = fs::remove_file(&tmp);

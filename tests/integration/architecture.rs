@@ -114,7 +114,7 @@ fn layers_only_use_layers_to_their_left() {
             ],
         ),
         (
-            "src/pipeline.rs",
+            "src/pipeline",
             &["crate::retrieve", "crate::relay", "crate::surface"],
         ),
         (

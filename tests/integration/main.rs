@@ -12,6 +12,7 @@ mod crash;
 mod errors;
 mod history;
 mod ids;
+mod incremental;
 mod mcp;
 mod proxy;
 mod relay;

@@ -61,6 +61,7 @@ pub(super) fn build(cli: &Cli, p: &Printer, args: &BuildArgs) -> anyhow::Result<
             lock_timeout: Duration::from_secs(args.lock_timeout),
             full: args.full,
             progress: bar.as_ref().map(|b| b as &dyn Progress),
+            refresh_only: false,
         },
     )?;
     if let Some(b) = &bar {

@@ -104,6 +104,7 @@ pub fn refresh(
     }
     let opts = BuildOptions {
         lock_timeout: Duration::ZERO,
+        refresh_only: true,
         ..BuildOptions::default()
     };
     match pipeline::build(seg, settings, &opts) {

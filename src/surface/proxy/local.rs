@@ -351,6 +351,7 @@ fn refresh(cx: &LocalContext) {
     }
     let opts = BuildOptions {
         lock_timeout: Duration::ZERO,
+        refresh_only: true,
         ..BuildOptions::default()
     };
     // A failed refresh leaves the last committed state, which is still worth

@@ -30,6 +30,8 @@ use crate::pack::{self, store};
 use crate::segment::Segment;
 use crate::sources::{self, SourceEntry};
 
+mod pack_out;
+
 /// Receives build progress (the CLI draws a bar with it).
 pub trait Progress: Sync {
     /// The number of files that will be read.
@@ -48,6 +50,11 @@ pub struct BuildOptions<'a> {
     pub full: bool,
     /// Progress sink, if any.
     pub progress: Option<&'a dyn Progress>,
+    /// Bring only what search reads (catalog and index) up to date, and write
+    /// the pack file only when there is none: the implicit refresh before a
+    /// search should not pay for rewriting a large pack. The next plain build
+    /// sees the pack's generation lag and rewrites it.
+    pub refresh_only: bool,
 }
 
 impl Default for BuildOptions<'_> {
@@ -56,6 +63,7 @@ impl Default for BuildOptions<'_> {
             lock_timeout: Duration::from_secs(30),
             full: false,
             progress: None,
+            refresh_only: false,
         }
     }
 }
@@ -240,13 +248,14 @@ pub fn build(seg: &Segment, settings: &Settings, opts: &BuildOptions<'_>) -> Res
         }));
     }
 
-    let pack_current = seg.pack_path().exists()
+    let pack_current = pack_out::pack_intact(seg, &catalog)?
         && catalog
             .meta("pack_generation")?
             .and_then(|v| v.parse().ok())
             == Some(committed);
     let nothing_changed = fresh.is_empty() && touched.is_empty() && removed.is_empty() && !full;
-    if nothing_changed && pack_current {
+    let skip_pack = opts.refresh_only && seg.pack_path().exists();
+    if nothing_changed && (pack_current || skip_pack) {
         let (files, chunks, tokens) = catalog.counts()?;
         return Ok(BuildReport {
             files,
@@ -262,7 +271,13 @@ pub fn build(seg: &Segment, settings: &Settings, opts: &BuildOptions<'_>) -> Res
         });
     }
 
-    let generation = committed + 1;
+    // A pack-only rewrite commits no new rows: bumping the generation there
+    // would leave the index behind the catalog and force a full rebuild.
+    let generation = if nothing_changed {
+        committed
+    } else {
+        committed + 1
+    };
     if !nothing_changed {
         catalog.transaction(|tx| {
             tx.drop_uncommitted(committed)?;
@@ -310,8 +325,9 @@ pub fn build(seg: &Segment, settings: &Settings, opts: &BuildOptions<'_>) -> Res
     })?;
     clock.lap("commit");
 
-    write_pack(seg, settings, &catalog)?;
-    catalog.set_meta("pack_generation", &generation.to_string())?;
+    if !skip_pack {
+        pack_out::write_pack(seg, settings, &mut catalog, generation)?;
+    }
     // Best effort: a reader holding an old snapshot can block truncation, which
     // only costs disk until the next build.
     let _ = catalog.checkpoint();
@@ -433,81 +449,4 @@ fn process(
         chunks: chunked.chunks,
         notes: chunked.notes,
     })
-}
-
-#[derive(Serialize)]
-struct Header<'a> {
-    schema_version: u64,
-    created_at: String,
-    generator_version: String,
-    segment: &'a str,
-    source_files: Vec<pack::SourceFile>,
-    chunking: pack::Chunking,
-    digest: String,
-    index: Vec<pack::IndexEntry>,
-}
-
-/// Writes the pack from the catalog: metadata first, then the chunks streamed
-/// one by one, so a pack costs one pass over the catalog and no second copy.
-fn write_pack(seg: &Segment, settings: &Settings, catalog: &Catalog) -> Result<()> {
-    let mut files: Vec<(String, FileRow)> = catalog.files()?.into_iter().collect();
-    files.sort_by(|a, b| a.0.cmp(&b.0));
-    let source_files: Vec<pack::SourceFile> = files
-        .into_iter()
-        .map(|(path, r)| pack::SourceFile {
-            path,
-            sha256: r.sha256,
-            mtime: pack::rfc3339(r.mtime_ns),
-            chars: r.chars,
-            bytes: r.size,
-        })
-        .collect();
-    let metas = catalog.chunk_metas("docs")?;
-    let index: Vec<pack::IndexEntry> = metas
-        .iter()
-        .map(|m| pack::IndexEntry {
-            id: m.id.clone(),
-            doc: m.doc.clone(),
-            title_path: m.title_path.clone(),
-            token_est: m.token_est,
-        })
-        .collect();
-    let digest = pack::digest_of(&seg.name, source_files.len(), &index);
-    let header = Header {
-        schema_version: pack::SCHEMA_VERSION,
-        created_at: pack::rfc3339(now_ns() / 1_000_000_000 * 1_000_000_000),
-        generator_version: pack::generator_version(),
-        segment: &seg.name,
-        source_files,
-        chunking: pack::Chunking {
-            method: "heading_aware".into(),
-            max_chunk_tokens: settings.max_chunk_tokens,
-        },
-        digest,
-        index,
-    };
-    let head =
-        serde_json::to_string(&header).map_err(|e| crate::error::Error::Invalid(e.to_string()))?;
-    let mut failure = None;
-    store::write_atomic(&seg.pack_path(), |w| {
-        // `head` ends with `}`: reopen the object to append the chunks array.
-        w.write_all(&head.as_bytes()[..head.len() - 1])?;
-        w.write_all(b",\"chunks\":[")?;
-        let mut first = true;
-        let r = catalog.for_each_chunk(|chunk| {
-            let io =
-                |e: std::io::Error| crate::error::Error::io("cannot write", seg.pack_path(), e);
-            if !first {
-                w.write_all(b",").map_err(io)?;
-            }
-            first = false;
-            serde_json::to_writer(&mut *w, chunk).map_err(|e| io(e.into()))
-        });
-        if let Err(e) = r {
-            failure = Some(e);
-            return Err(std::io::Error::other("catalog read failed"));
-        }
-        w.write_all(b"]}\n")
-    })
-    .map_err(|e| failure.take().unwrap_or(e))
 }

@@ -1,0 +1,190 @@
+//! Writing `context_pack.json` from the catalog.
+//!
+//! The header (sources, digest, index) is rebuilt every time; the chunks are
+//! written document by document. A document whose chunks have the generation
+//! they had when the previous pack was written is copied byte for byte from
+//! that pack, so a one-file change costs one document's serialization, not
+//! the whole corpus's.
+
+use std::collections::HashMap;
+use std::fs::File;
+use std::io::{Read, Seek, SeekFrom, Write};
+
+use serde::Serialize;
+
+use super::now_ns;
+use crate::catalog::{Catalog, PackSpan};
+use crate::config::Settings;
+use crate::error::{Error, Result};
+use crate::pack::{self, store};
+use crate::segment::Segment;
+
+#[derive(Serialize)]
+struct Header<'a> {
+    schema_version: u64,
+    created_at: String,
+    generator_version: String,
+    segment: &'a str,
+    source_files: Vec<pack::SourceFile>,
+    chunking: pack::Chunking,
+    digest: String,
+    index: Vec<pack::IndexEntry>,
+}
+
+/// Counts the bytes written through it, so spans can be recorded.
+struct Counting<'a> {
+    inner: &'a mut dyn Write,
+    written: u64,
+}
+
+impl Write for Counting<'_> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let n = self.inner.write(buf)?;
+        self.written += n as u64;
+        Ok(n)
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.inner.flush()
+    }
+}
+
+/// Size and modification time of the pack file, recorded after writing it: a
+/// pack that no longer matches was replaced or damaged outside a build.
+pub(super) fn fingerprint(seg: &Segment) -> Option<String> {
+    let m = std::fs::metadata(seg.pack_path()).ok()?;
+    let mtime = m
+        .modified()
+        .ok()?
+        .duration_since(std::time::UNIX_EPOCH)
+        .ok()?
+        .as_nanos();
+    Some(format!("{}:{mtime}", m.len()))
+}
+
+/// Whether the pack file is the one the catalog recorded writing.
+pub(super) fn pack_intact(seg: &Segment, catalog: &Catalog) -> Result<bool> {
+    let recorded = catalog.meta("pack_fingerprint")?;
+    Ok(recorded.is_some() && recorded == fingerprint(seg))
+}
+
+/// Writes the pack of generation `generation` and records where each document
+/// went.
+pub(super) fn write_pack(
+    seg: &Segment,
+    settings: &Settings,
+    catalog: &mut Catalog,
+    generation: u64,
+) -> Result<()> {
+    let head = header(seg, settings, catalog)?;
+    let old_spans = if pack_intact(seg, catalog)? {
+        catalog.pack_spans()?
+    } else {
+        HashMap::new()
+    };
+    let mut old = if old_spans.is_empty() {
+        None
+    } else {
+        File::open(seg.pack_path()).ok()
+    };
+    let docs = catalog.doc_generations()?;
+    let mut spans: Vec<(String, PackSpan)> = Vec::with_capacity(docs.len());
+    let mut failure = None;
+    let written = store::replace_derived(&seg.pack_path(), |w| {
+        let mut w = Counting {
+            inner: w,
+            written: 0,
+        };
+        // `head` ends with `}`: reopen the object to append the chunks array.
+        w.write_all(&head.as_bytes()[..head.len() - 1])?;
+        w.write_all(b",\"chunks\":[")?;
+        let mut buf = Vec::new();
+        for (i, (doc, gen_)) in docs.iter().enumerate() {
+            if i > 0 {
+                w.write_all(b",")?;
+            }
+            let off = w.written;
+            let reusable = old_spans.get(doc).filter(|s| s.gen_ == *gen_);
+            match (reusable, old.as_mut()) {
+                (Some(s), Some(file)) => {
+                    buf.resize(s.len as usize, 0);
+                    file.seek(SeekFrom::Start(s.off))?;
+                    file.read_exact(&mut buf)?;
+                    w.write_all(&buf)?;
+                }
+                _ => {
+                    let mut first = true;
+                    let r = catalog.for_each_chunk_of(doc, |chunk| {
+                        let io = |e: std::io::Error| Error::io("cannot write", seg.pack_path(), e);
+                        if !first {
+                            w.write_all(b",").map_err(io)?;
+                        }
+                        first = false;
+                        serde_json::to_writer(&mut w, chunk).map_err(|e| io(e.into()))
+                    });
+                    if let Err(e) = r {
+                        failure = Some(e);
+                        return Err(std::io::Error::other("catalog read failed"));
+                    }
+                }
+            }
+            spans.push((
+                doc.clone(),
+                PackSpan {
+                    gen_: *gen_,
+                    off,
+                    len: w.written - off,
+                },
+            ));
+        }
+        w.write_all(b"]}\n")
+    });
+    written.map_err(|e| failure.take().unwrap_or(e))?;
+    let print = fingerprint(seg).ok_or_else(|| {
+        Error::Invalid(format!(
+            "the pack `{}` vanished right after it was written",
+            seg.pack_path().display()
+        ))
+    })?;
+    catalog.record_pack(&spans, &print, generation)
+}
+
+/// The pack's metadata: everything before the chunks.
+fn header(seg: &Segment, settings: &Settings, catalog: &Catalog) -> Result<String> {
+    let mut files: Vec<(String, crate::catalog::FileRow)> = catalog.files()?.into_iter().collect();
+    files.sort_by(|a, b| a.0.cmp(&b.0));
+    let source_files: Vec<pack::SourceFile> = files
+        .into_iter()
+        .map(|(path, r)| pack::SourceFile {
+            path,
+            sha256: r.sha256,
+            mtime: pack::rfc3339(r.mtime_ns),
+            chars: r.chars,
+            bytes: r.size,
+        })
+        .collect();
+    let index: Vec<pack::IndexEntry> = catalog
+        .chunk_metas("docs")?
+        .into_iter()
+        .map(|m| pack::IndexEntry {
+            id: m.id,
+            doc: m.doc,
+            title_path: m.title_path,
+            token_est: m.token_est,
+        })
+        .collect();
+    let digest = pack::digest_of(&seg.name, source_files.len(), &index);
+    let header = Header {
+        schema_version: pack::SCHEMA_VERSION,
+        created_at: pack::rfc3339(now_ns() / 1_000_000_000 * 1_000_000_000),
+        generator_version: pack::generator_version(),
+        segment: &seg.name,
+        source_files,
+        chunking: pack::Chunking {
+            method: "heading_aware".into(),
+            max_chunk_tokens: settings.max_chunk_tokens,
+        },
+        digest,
+        index,
+    };
+    serde_json::to_string(&header).map_err(|e| Error::Invalid(e.to_string()))
+}

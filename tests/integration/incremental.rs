@@ -1,0 +1,142 @@
+//! Incremental builds: the pack spliced from the previous one, pack damage
+//! detected, the search-time refresh, and catalog layout migration.
+
+use predicates::prelude::*;
+use serde_json::Value;
+
+use super::util::Env;
+
+fn pack(env: &Env) -> Value {
+    let text = std::fs::read_to_string(env.path().join("_ctx/context_pack.json")).expect("pack");
+    let mut v: Value = serde_json::from_str(&text).expect("pack JSON");
+    v.as_object_mut().expect("object").remove("created_at");
+    v
+}
+
+fn append(env: &Env, rel: &str, text: &str) {
+    let p = env.path().join(rel);
+    let mut old = std::fs::read_to_string(&p).expect("read");
+    old.push_str(text);
+    std::fs::write(&p, old).expect("write");
+}
+
+/// After edits, additions and removals, the pack an incremental build writes
+/// (copying unchanged documents from the previous pack) is the pack a full
+/// build writes.
+#[test]
+fn spliced_pack_equals_a_full_build() {
+    let env = Env::fixture("demo");
+    env.json(&["build"]);
+    append(
+        &env,
+        "docs/faq.md",
+        "\n## Splice check\n\nA paragraph about marmalade.\n",
+    );
+    env.write("docs/new.md", "# New page\n\nFresh words: quokka.\n");
+    std::fs::remove_file(env.path().join("docs/changelog.md")).expect("rm");
+    let r = env.json(&["build"]);
+    assert_eq!(r["full"], false, "{r}");
+    assert_eq!(r["changed"], 2, "{r}");
+    assert_eq!(r["removed"], 1, "{r}");
+    env.ctx(&["validate"]).assert().success();
+    let spliced = pack(&env);
+    let docs: Vec<&str> = spliced["chunks"]
+        .as_array()
+        .expect("chunks")
+        .iter()
+        .map(|c| c["doc"].as_str().expect("doc"))
+        .collect();
+    assert!(docs.contains(&"docs/new.md") && !docs.contains(&"docs/changelog.md"));
+    let r = env.json(&["build", "--full"]);
+    assert_eq!(r["full"], true, "{r}");
+    assert_eq!(spliced, pack(&env));
+}
+
+/// A pack replaced or cut short outside a build is noticed and rewritten.
+#[test]
+fn damaged_pack_is_rewritten() {
+    let env = Env::fixture("demo");
+    env.json(&["build"]);
+    let path = env.path().join("_ctx/context_pack.json");
+    let good = std::fs::read(&path).expect("pack");
+    std::fs::write(&path, &good[..good.len() / 2]).expect("truncate");
+    env.ctx(&["validate"]).assert().failure();
+    let r = env.json(&["build"]);
+    assert_eq!(r["noop"], false, "{r}");
+    assert_eq!(r["changed"], 0, "{r}");
+    env.ctx(&["validate"]).assert().success();
+    // Rewriting only the pack must not make the next build a full one.
+    append(&env, "docs/faq.md", "\n## Later\n\nMore text.\n");
+    let r = env.json(&["build"]);
+    assert_eq!(
+        (r["full"].clone(), r["changed"].clone()),
+        (false.into(), 1.into()),
+        "{r}"
+    );
+}
+
+/// `ctx search` refreshes what it reads (catalog and index) without rewriting
+/// an existing pack; the next `ctx build` brings the pack up to date.
+#[test]
+fn search_refresh_defers_the_pack() {
+    let env = Env::fixture("demo");
+    env.json(&["build"]);
+    let before = pack(&env);
+    append(
+        &env,
+        "docs/faq.md",
+        "\n## Wombat care\n\nWombats like carrots.\n",
+    );
+    let hits = env.json(&["search", "wombat carrots"]);
+    assert_eq!(hits["hits"][0]["doc"], "docs/faq.md", "{hits}");
+    assert_eq!(pack(&env), before, "the refresh rewrote the pack");
+    let r = env.json(&["build"]);
+    assert_eq!(r["noop"], false, "{r}");
+    env.ctx(&["validate"]).assert().success();
+    assert!(
+        pack(&env)["chunks"]
+            .to_string()
+            .contains("Wombats like carrots")
+    );
+    // With no pack at all, the refresh writes one.
+    std::fs::remove_dir_all(env.path().join("_ctx")).ok();
+    env.write("_ctx/.keep", "");
+    env.json(&["search", "wombat"]);
+    env.ctx(&["validate"]).assert().success();
+}
+
+/// A catalog written by an older ctx is read-only-refused with a hint, and the
+/// next build migrates it (keeping relay boxes) with a full rebuild.
+#[test]
+fn older_catalog_layout_is_migrated() {
+    let env = Env::fixture("demo");
+    env.json(&["build"]);
+    let db = env.path().join("_ctx/context.db");
+    {
+        let c = rusqlite::Connection::open(&db).expect("open");
+        c.execute_batch("PRAGMA user_version = 2;")
+            .expect("downgrade");
+    }
+    env.ctx(&["search", "--no-build", "lock"])
+        .assert()
+        .failure()
+        .stderr(predicate::str::contains(
+            "the catalog has layout 2, this ctx reads layout",
+        ))
+        .stderr(predicate::str::contains("run `ctx build`"));
+    let r = env.json(&["build"]);
+    assert_eq!(r["full"], true, "{r}");
+    env.ctx(&["validate"]).assert().success();
+    let hits = env.json(&["search", "--no-build", "lock"]);
+    assert!(!hits["hits"].as_array().expect("hits").is_empty(), "{hits}");
+}
+
+/// `--timings` names every stage of a build that wrote something.
+#[test]
+fn timings_name_every_stage() {
+    let env = Env::fixture("demo");
+    env.ctx(&["build", "--timings"])
+        .assert()
+        .success()
+        .stderr(predicate::str::is_match("timings: walk [0-9]+ ms, chunk [0-9]+ ms, catalog [0-9]+ ms, index [0-9]+ ms, commit [0-9]+ ms, pack [0-9]+ ms").expect("regex"));
+}
