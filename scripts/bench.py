@@ -73,10 +73,19 @@ def bench_build(ctx, name):
             fh.write(f"\n\nappended paragraph {i} for the rebuild benchmark\n")
         t, p = run([ctx, "-s", seg, "build", "-q"])
         one.append(t * 1000)
+    after = []
+    for i in range(5):
+        path = random.Random(100 + i).choice(files)
+        with open(path, "a") as fh:
+            fh.write(f"\n\nappended paragraph {i} for the search-after-edit benchmark\n")
+        t, p = run([ctx, "-s", seg, "search", "appended paragraph", "-k", "3"])
+        after.append(t * 1000)
+    run([ctx, "-s", seg, "build", "-q"])
     print(f"## build {name}: {size/1e6:.1f} MB in {len(files)} files")
     print(f"cold build {secs:.2f} s ({size/1e6/secs:.1f} MB/s), peak RSS {rss/1024:.0f} MB")
     print(f"chunks {stats['chunks']}, pack {stats['pack_bytes']/1e6:.1f} MB, catalog {stats['catalog_bytes']/1e6:.1f} MB, index {stats['index_bytes']/1e6:.1f} MB, (index+catalog)/corpus {(stats['catalog_bytes']+stats['index_bytes'])/size:.2f}x")
-    print(f"no-op rebuild median {noop:.1f} ms; rebuild after one file changed median {statistics.median(one):.1f} ms")
+    print(f"no-op rebuild median {noop:.1f} ms; rebuild after one file changed median {statistics.median(one):.1f} ms; "
+          f"search right after one file changed (refreshes catalog + index) median {statistics.median(after):.1f} ms")
     return seg
 
 
