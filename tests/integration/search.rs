@@ -225,3 +225,73 @@ fn searches_during_builds_are_complete() {
     }
     writer.join().unwrap();
 }
+
+/// A small crate whose test repeats its function's words more often than the
+/// function does.
+fn crate_with_tests() -> Env {
+    let env = Env::empty();
+    env.write(
+        "src/walk.rs",
+        r#"/// Returns an error when a followed symlink points back to an ancestor.
+fn check_symlink_loop(child: &Path, ancestors: &[Handle]) -> Result<(), Error> {
+    let handle = Handle::from_path(child)?;
+    if ancestors.iter().any(|a| *a == handle) {
+        return Err(Error::Loop);
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn symlink_loop() {
+        // a symlink loop: a/b/c points back to a, an ancestor
+        let td = tmpdir();
+        symlink(td.join("a"), td.join("a/b/c"));
+        assert_symlink_loop(td.join("a/b/c"));
+    }
+}
+"#,
+    );
+    env.write(
+        "tests/symlinks.rs",
+        "#[test]\nfn symlink_loop_is_reported() {\n    // symlink loop back to an ancestor\n    let symlink = make_symlink_loop();\n    assert!(walk(symlink).is_err());\n}\n",
+    );
+    env.ctx(&["build"]).assert().success();
+    env
+}
+
+/// Tests (in `mod tests` and under `tests/`) rank below the code they test.
+#[test]
+fn implementation_outranks_its_tests() {
+    let env = crate_with_tests();
+    let r = env.json(&[
+        "search",
+        "--no-build",
+        "-k",
+        "3",
+        "symlink loop back to an ancestor",
+    ]);
+    let hits = r["hits"].as_array().unwrap();
+    assert_eq!(hits.len(), 3, "{r}");
+    assert_eq!(hits[0]["symbol"], "check_symlink_loop", "{r}");
+}
+
+/// Code abstention looks at the hit's whole file: a question in words the
+/// file uses is answered, one whose distinctive words it lacks is not.
+#[test]
+fn code_abstention_uses_the_file() {
+    let env = crate_with_tests();
+    let answered = env.json(&[
+        "search",
+        "--no-build",
+        "how does a followed symlink that points back to an ancestor return an error?",
+    ]);
+    assert_eq!(answered["no_evidence"], false, "{answered}");
+    let absent = env.json(&[
+        "search",
+        "--no-build",
+        "compress the symlink with zstd before uploading",
+    ]);
+    assert_eq!(absent["no_evidence"], true, "{absent}");
+}
