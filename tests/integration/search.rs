@@ -10,14 +10,20 @@ fn demo() -> Env {
     env
 }
 
-/// The demo's lock question finds the stale-lock sections first.
+/// The demo's lock question finds the stale-lock sections at the top. (Only
+/// `skill.md`, which quotes this very query as an example command, may come
+/// first.)
 #[test]
 fn search_finds_stale_lock_policy() {
     let env = demo();
     let r = env.json(&["search", "how are stale locks handled", "-k", "5"]);
     let hits = r["hits"].as_array().unwrap();
     assert!(!hits.is_empty());
-    let top = &hits[0];
+    let top = hits
+        .iter()
+        .take(2)
+        .find(|h| h["doc"] != "skill.md")
+        .expect("a hit besides skill.md in the top 2");
     assert_eq!(top["doc"], "docs/operations.md");
     assert!(
         top["title_path"].to_string().contains("Stale locks"),
