@@ -9,7 +9,7 @@ rebuild after one file changes, search wall time including process start versus
 `rg -i -c` over the same files, relay box/resolve latency for 1 MB and 100 MB
 values, and the eval metrics of fixtures/eval. Prints medians of repeated runs.
 """
-import argparse, json, os, random, resource, shutil, statistics, subprocess, sys, tempfile, time
+import argparse, glob, json, os, random, resource, shutil, statistics, subprocess, sys, tempfile, time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 CORPORA = os.path.join(ROOT, "..", "shared", "corpora")
@@ -116,8 +116,28 @@ def bench_relay(ctx):
         print(f"relay {mb} MB: box {t*1000:.0f} ms (store + chunk + index), resolve slice {sl:.0f} ms, grep {gr:.0f} ms, length {ln:.0f} ms")
 
 
-def bench_eval(ctx, seg, queries_file):
-    p = subprocess.run([ctx, "-s", seg, "eval", "--no-build", "--json", queries_file], capture_output=True)
+def copy_crate(name):
+    """Copies a crate from the local cargo registry (the code eval's corpus) to a temp dir."""
+    home = os.environ.get("CARGO_HOME", os.path.join(os.path.expanduser("~"), ".cargo"))
+    found = sorted(glob.glob(os.path.join(home, "registry", "src", "*", name)))
+    if not found:
+        sys.exit(f"crate {name} not found under {home}/registry/src/*/: run `cargo fetch` in this repo first")
+    dst = tempfile.mkdtemp(prefix=f"ctx-bench-{name}-")
+    shutil.copytree(found[0], dst, dirs_exist_ok=True)
+    for d, _, files in os.walk(dst):
+        os.chmod(d, 0o755)
+        for f in files:
+            os.chmod(os.path.join(d, f), 0o644)
+    return dst
+
+
+def bench_eval(ctx, seg, queries_file, build=False):
+    cmd = [ctx, "-s", seg, "eval", "--json", queries_file]
+    if not build:
+        cmd.insert(4, "--no-build")
+    p = subprocess.run(cmd, capture_output=True)
+    if p.returncode != 0:
+        sys.exit(f"failed: {' '.join(cmd)}\n{p.stderr.decode()}")
     m = json.loads(p.stdout)
     print(f"eval {os.path.basename(queries_file)}: hit@5 {m['hit_at_5']:.3f}, recall@5 {m['recall_at_5']:.3f}, MRR@10 {m['mrr_at_10']:.3f}, "
           f"abstained unanswerable {m['abstained_on_unanswerable']:.3f}, answerable {m['abstained_on_answerable']:.3f}, "
@@ -141,6 +161,8 @@ def main():
     if "eval" in only:
         bench_eval(a.bin, segs["rust-book"], os.path.join(ROOT, "fixtures/eval/rust-book.jsonl"))
         bench_eval(a.bin, segs["k8s-enhancements"], os.path.join(ROOT, "fixtures/eval/k8s.jsonl"))
+        # Code search: the `ignore` crate (ctx depends on it, so `cargo fetch` has it).
+        bench_eval(a.bin, copy_crate("ignore-0.4.34"), os.path.join(ROOT, "fixtures/eval/code-ignore.jsonl"), build=True)
     if "relay" in only:
         bench_relay(a.bin)
 

@@ -4,13 +4,14 @@
 //! safe to delete.
 
 pub mod reader;
+pub mod signals;
 pub mod tokenizer;
 pub mod writer;
 
 use std::path::{Path, PathBuf};
 
 use tantivy::schema::{
-    Field, IndexRecordOption, STORED, STRING, Schema, TextFieldIndexing, TextOptions,
+    FAST, Field, IndexRecordOption, STORED, STRING, Schema, TextFieldIndexing, TextOptions,
 };
 use tantivy::{Index, directory::MmapDirectory};
 
@@ -39,6 +40,11 @@ pub struct Fields {
     pub body: Field,
     /// Code symbol names and signatures (boosted).
     pub symbols: Field,
+    /// The code symbol's qualified name alone, stemmed, so a query naming it
+    /// is not diluted by the signature's parameter and type words.
+    pub name: Field,
+    /// [`signals`] flags of a chunk (fast field; absent on document records).
+    pub flags: Field,
     /// `markdown`, `code`, `text`, `json` (exact).
     pub kind: Field,
     /// `docs` or `relay` (exact).
@@ -73,6 +79,8 @@ fn schema() -> (Schema, Fields) {
         anc: b.add_text_field("anc", text(tokenizer::STEMMED)),
         body: b.add_text_field("body", text(tokenizer::STEMMED)),
         symbols: b.add_text_field("symbols", text(tokenizer::PLAIN)),
+        name: b.add_text_field("name", text(tokenizer::STEMMED)),
+        flags: b.add_u64_field("flags", FAST),
         kind: b.add_text_field("kind", STRING),
         scope: b.add_text_field("scope", STRING),
         dtext: b.add_text_field("dtext", text(tokenizer::STEMMED)),

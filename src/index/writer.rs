@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 
 use tantivy::{Index, TantivyDocument, Term, indexer::IndexWriter as TantivyWriter};
 
-use super::{Fields, REC_CHUNK, REC_DOC, index_err};
+use super::{Fields, REC_CHUNK, REC_DOC, index_err, signals};
 use crate::chunk::Chunk;
 use crate::error::Result;
 
@@ -100,7 +100,9 @@ impl IndexWriter {
         if let Some(sym) = &chunk.symbol {
             doc.add_text(f.symbols, &sym.qualified);
             doc.add_text(f.symbols, &sym.signature);
+            doc.add_text(f.name, &sym.qualified);
         }
+        doc.add_u64(f.flags, signals::flags(chunk));
         if let Some(lang) = &chunk.lang {
             doc.add_text(f.symbols, lang);
         }

@@ -11,7 +11,7 @@ use globset::GlobBuilder;
 use serde::Serialize;
 
 use super::Retriever;
-use crate::chunk::Chunk;
+use crate::chunk::{Chunk, ChunkKind};
 use crate::error::{Error, Result};
 use crate::index::{Filter, tokenizer};
 
@@ -59,6 +59,22 @@ impl Default for SearchOptions {
 /// of both dev sets: the highest value where neither loses more than one
 /// answerable query).
 pub const DEFAULT_MIN_COVERAGE: f32 = 0.375;
+
+/// The coverage threshold when the best hit is of chunk kind `kind`, given the
+/// threshold `base` for prose.
+pub fn min_coverage_for(kind: &str, base: f32) -> f32 {
+    if kind == ChunkKind::Code.as_str() {
+        base * CODE_COVERAGE_FACTOR
+    } else {
+        base
+    }
+}
+
+/// Code coverage threshold relative to prose. Code coverage is measured over
+/// the whole file of a hit (see [`Retriever::search`]), which holds more of any
+/// query's words than a section does, so its bar is higher (chosen with
+/// `ctx eval --sweep` on the `ignore` crate's queries).
+pub const CODE_COVERAGE_FACTOR: f32 = 1.4;
 
 /// One search hit.
 #[derive(Debug, Clone, Serialize)]
@@ -136,8 +152,22 @@ impl Retriever {
             chunks.push((c, s.score));
         }
         let terms = self.reader.query_terms(query);
-        let coverage = self.coverage(&terms, chunks.iter().take(3).map(|(c, _)| c));
-        let no_evidence = chunks.is_empty() || coverage < opts.min_coverage;
+        // Questions about code describe behaviour in words a function rarely
+        // uses itself (its comments are terse, its names compound), so a
+        // function covers few of an answerable question's words; its file
+        // covers most of them, and still misses the distinctive words of a
+        // question the code base cannot answer (`zstd`, `inotify`).
+        let code_top = chunks
+            .first()
+            .is_some_and(|(c, _)| c.kind == ChunkKind::Code);
+        let coverage = if code_top {
+            self.file_coverage(&terms, chunks.iter().take(3).map(|(c, _)| c.doc.as_str()))?
+        } else {
+            self.coverage(&terms, chunks.iter().take(3).map(|(c, _)| c))
+        };
+        let no_evidence = chunks
+            .first()
+            .is_none_or(|(c, _)| coverage < min_coverage_for(c.kind.as_str(), opts.min_coverage));
         if no_evidence {
             let suggestions = chunks
                 .iter()
@@ -216,6 +246,50 @@ impl Retriever {
             },
             docs,
         })
+    }
+
+    /// IDF-weighted share of `terms` found in the best of the files `docs`.
+    pub fn file_coverage<'a>(
+        &self,
+        terms: &[String],
+        docs: impl Iterator<Item = &'a str>,
+    ) -> Result<f32> {
+        let idf = self.idf(terms);
+        let total: f32 = idf.iter().sum();
+        if total <= 0.0 {
+            return Ok(0.0);
+        }
+        let mut analyzer = tokenizer::stemmed();
+        let mut seen: HashSet<&str> = HashSet::new();
+        let mut best: f32 = 0.0;
+        for doc in docs {
+            if !seen.insert(doc) {
+                continue;
+            }
+            let path: HashSet<String> =
+                tokenizer::analyze(&mut analyzer, doc).into_iter().collect();
+            let present = self.reader.terms_in_doc(doc, terms)?;
+            let got: f32 = terms
+                .iter()
+                .zip(&idf)
+                .zip(&present)
+                .filter(|((t, _), p)| **p || path.contains(*t))
+                .map(|((_, w), _)| w)
+                .sum();
+            best = best.max(got / total);
+        }
+        Ok(best)
+    }
+
+    fn idf(&self, terms: &[String]) -> Vec<f32> {
+        let n = self.reader.num_docs().max(1) as f32;
+        terms
+            .iter()
+            .map(|t| {
+                let df = self.reader.doc_freq(t) as f32;
+                (1.0 + (n - df + 0.5) / (df + 0.5)).ln()
+            })
+            .collect()
     }
 
     /// IDF-weighted share of `terms` found in the best of `chunks`.

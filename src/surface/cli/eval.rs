@@ -12,7 +12,8 @@ use serde::{Deserialize, Serialize};
 
 use super::{Cli, open};
 use crate::error::Error;
-use crate::retrieve::{Hit, Retriever, SearchOptions, search::DEFAULT_MIN_COVERAGE};
+use crate::retrieve::search::{DEFAULT_MIN_COVERAGE, min_coverage_for};
+use crate::retrieve::{Hit, Retriever, SearchOptions};
 use crate::surface::output::Printer;
 
 /// Arguments of `ctx eval`.
@@ -169,7 +170,7 @@ pub(super) fn eval(cli: &Cli, p: &Printer, args: &EvalArgs) -> anyhow::Result<Ex
     }
     if args.details {
         for o in &outcomes {
-            let abstain = o.coverage < args.min_coverage;
+            let abstain = o.abstains(args.min_coverage);
             let answerable = o.q.kind != "none";
             let rank = first_relevant(o, 5);
             let bad = (answerable && (abstain || rank.is_none())) || (!answerable && !abstain);
@@ -195,6 +196,15 @@ pub(super) fn eval(cli: &Cli, p: &Printer, args: &EvalArgs) -> anyhow::Result<Ex
     Ok(ExitCode::SUCCESS)
 }
 
+impl Outcome<'_> {
+    /// Whether search would say "no evidence" at threshold `min_coverage`.
+    fn abstains(&self, min_coverage: f32) -> bool {
+        self.hits
+            .first()
+            .is_none_or(|h| self.coverage < min_coverage_for(&h.kind, min_coverage))
+    }
+}
+
 fn first_relevant(o: &Outcome<'_>, within: usize) -> Option<usize> {
     o.hits
         .iter()
@@ -207,7 +217,7 @@ fn metrics(outcomes: &[Outcome<'_>], min_coverage: f32) -> Metrics {
     let (mut n_a, mut n_u) = (0usize, 0usize);
     let mut tte = Vec::new();
     for o in outcomes {
-        let abstain = o.coverage < min_coverage || o.hits.is_empty();
+        let abstain = o.abstains(min_coverage);
         if o.q.kind == "none" {
             n_u += 1;
             if abstain {

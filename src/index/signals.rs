@@ -1,0 +1,235 @@
+//! Query-independent signals about a chunk, stored as bit flags in the index so
+//! search can weigh them without reading the chunk back.
+//!
+//! A question about behaviour is almost always about the implementation, yet the
+//! tests that exercise a function repeat its name and the question's words (a
+//! `symlink_loop` test sits next to `check_symlink_loop`). The flags let ranking
+//! demote tests, benchmarks and examples without hiding them from a query that
+//! names them.
+
+use crate::chunk::{Chunk, ChunkKind};
+
+/// The chunk is a test, a benchmark or test support (code only).
+pub const TEST: u64 = 1;
+/// The chunk is example or demo code (code only).
+pub const EXAMPLE: u64 = 2;
+
+/// Directory names whose code is tests, benchmarks or test data.
+const TEST_DIRS: &[&str] = &[
+    "test",
+    "tests",
+    "testing",
+    "testdata",
+    "__tests__",
+    "bench",
+    "benches",
+    "benchmark",
+    "benchmarks",
+];
+
+/// Directory names whose code is examples.
+const EXAMPLE_DIRS: &[&str] = &["example", "examples", "demo", "demos"];
+
+/// The flags of `chunk` (0 for anything that is not code).
+pub fn flags(chunk: &Chunk) -> u64 {
+    if chunk.kind != ChunkKind::Code {
+        return 0;
+    }
+    let mut flags = 0;
+    if is_test(chunk) {
+        flags |= TEST;
+    }
+    if has_dir(&chunk.doc, EXAMPLE_DIRS) {
+        flags |= EXAMPLE;
+    }
+    flags
+}
+
+fn has_dir(doc: &str, names: &[&str]) -> bool {
+    let mut parts: Vec<&str> = doc.split('/').collect();
+    parts.pop();
+    parts
+        .iter()
+        .any(|p| names.iter().any(|n| p.eq_ignore_ascii_case(n)))
+}
+
+fn is_test(chunk: &Chunk) -> bool {
+    if has_dir(&chunk.doc, TEST_DIRS) || is_test_file(&chunk.doc) {
+        return true;
+    }
+    // Containers (and a module's own name): Rust's `mod tests`, xUnit classes.
+    let names = chunk.title_path.iter().skip(1);
+    if names.clone().any(|n| is_test_container(n)) {
+        return true;
+    }
+    if let Some(sym) = &chunk.symbol
+        && is_test_name(&sym.name)
+    {
+        return true;
+    }
+    has_test_attribute(&chunk.text)
+}
+
+/// `foo_test.go`, `test_foo.py`, `foo.spec.ts`, `FooTest.java`, `conftest.py`.
+fn is_test_file(doc: &str) -> bool {
+    let file = doc.rsplit('/').next().unwrap_or(doc);
+    let stem = file.split('.').next().unwrap_or(file);
+    let lower = stem.to_ascii_lowercase();
+    lower.starts_with("test_")
+        || lower.ends_with("_test")
+        || lower.ends_with("_tests")
+        || lower == "conftest"
+        || file.contains(".test.")
+        || file.contains(".spec.")
+        || ((stem.ends_with("Test") || stem.ends_with("Tests")) && stem.len() > 5)
+}
+
+fn is_test_container(name: &str) -> bool {
+    let lower = name.to_ascii_lowercase();
+    lower == "tests" || lower == "test" || is_test_name(name)
+}
+
+/// `test_foo`, Go's `TestFoo`/`BenchmarkFoo`, xUnit's `TestFoo`/`FooTests`.
+fn is_test_name(name: &str) -> bool {
+    let upper_after = |prefix: &str| {
+        name.strip_prefix(prefix)
+            .and_then(|rest| rest.chars().next())
+            .is_some_and(|c| c.is_uppercase() || c == '_')
+    };
+    name.starts_with("test_")
+        || upper_after("Test")
+        || upper_after("Benchmark")
+        || (name.ends_with("Tests") && name.len() > 5)
+}
+
+/// A test attribute or annotation on a line of its own before the code:
+/// `#[test]`, `#[tokio::test]`, `#[cfg(test)]`, `@Test`, `@pytest.mark…`.
+fn has_test_attribute(text: &str) -> bool {
+    text.lines().take(12).any(|line| {
+        let l = line.trim();
+        l == "#[test]"
+            || l.starts_with("#[cfg(test)]")
+            || (l.starts_with("#[") && l.ends_with("::test]"))
+            || l.starts_with("#[test_case")
+            || l.starts_with("#[rstest")
+            || l == "@Test"
+            || l.starts_with("@Test(")
+            || l.starts_with("@pytest.")
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::chunk::Symbol;
+
+    fn code(doc: &str, title: &[&str], name: &str, text: &str) -> Chunk {
+        Chunk {
+            id: String::new(),
+            doc: doc.into(),
+            title_path: title.iter().map(|s| s.to_string()).collect(),
+            text: text.into(),
+            bytes: [0, text.len()],
+            lines: [1, 1],
+            kind: ChunkKind::Code,
+            token_est: 1,
+            text_sha256: String::new(),
+            part: None,
+            symbol: Some(Symbol {
+                name: name.into(),
+                qualified: name.into(),
+                kind: "function".into(),
+                signature: String::new(),
+                doc: String::new(),
+            }),
+            lang: Some("rust".into()),
+        }
+    }
+
+    #[test]
+    fn tests_are_flagged_by_path_module_name_and_attribute() {
+        let t = |c: &Chunk| flags(c) & TEST != 0;
+        assert!(t(&code(
+            "tests/walk.rs",
+            &["tests/walk.rs", "f"],
+            "f",
+            "fn f() {}"
+        )));
+        assert!(t(&code(
+            "src/walk.rs",
+            &["src/walk.rs", "tests", "f"],
+            "f",
+            "fn f() {}"
+        )));
+        assert!(t(&code(
+            "src/a.rs",
+            &["src/a.rs", "f"],
+            "f",
+            "#[test]\nfn f() {}"
+        )));
+        assert!(t(&code(
+            "src/a.rs",
+            &["src/a.rs", "f"],
+            "f",
+            "#[tokio::test]\nfn f() {}"
+        )));
+        assert!(t(&code(
+            "pkg/a_test.go",
+            &["pkg/a_test.go", "F"],
+            "F",
+            "func F() {}"
+        )));
+        assert!(t(&code(
+            "a.py",
+            &["a.py", "test_x"],
+            "test_x",
+            "def test_x(): pass"
+        )));
+        assert!(t(&code(
+            "A.java",
+            &["A.java", "ATests", "x"],
+            "x",
+            "void x() {}"
+        )));
+        assert!(!t(&code(
+            "src/walk.rs",
+            &["src/walk.rs", "f"],
+            "f",
+            "fn f() {}"
+        )));
+        assert!(!t(&code(
+            "src/a.rs",
+            &["src/a.rs", "f"],
+            "f",
+            "#[cfg(not(test))]\nfn f() {}"
+        )));
+        assert!(!t(&code(
+            "src/a.rs",
+            &["src/a.rs", "testing_mode"],
+            "testing_mode",
+            "fn x(){}"
+        )));
+        assert!(!t(&code(
+            "src/contest.rs",
+            &["src/contest.rs", "Testy"],
+            "Testy",
+            ""
+        )));
+    }
+
+    #[test]
+    fn examples_and_prose() {
+        let ex = code(
+            "examples/walk.rs",
+            &["examples/walk.rs", "main"],
+            "main",
+            "",
+        );
+        assert_eq!(flags(&ex), EXAMPLE);
+        let lib = code("src/a.rs", &["src/a.rs", "A"], "A", "impl A {");
+        assert_eq!(flags(&lib), 0);
+        let mut md = code("tests/README.md", &["Tests"], "", "#[test]");
+        md.kind = ChunkKind::Markdown;
+        assert_eq!(flags(&md), 0);
+    }
+}
