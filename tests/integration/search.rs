@@ -10,9 +10,25 @@ fn demo() -> Env {
     env
 }
 
-/// The demo's lock question finds the stale-lock sections at the top. (Only
-/// `skill.md`, which quotes this very query as an example command, may come
-/// first.)
+/// The README's first command finds the section that answers it, first.
+#[test]
+fn readme_query_ranks_the_section_first() {
+    let env = demo();
+    let r = env.json(&[
+        "search",
+        "how is a stale lock detected and broken",
+        "-k",
+        "3",
+    ]);
+    assert_eq!(
+        r["hits"][0]["title_path"].to_string(),
+        r#"["Operations guide","Lock policy","Stale locks","How a stale lock is detected"]"#,
+        "{r}"
+    );
+}
+
+/// The issue's example query; the demo's skill.md quotes it verbatim as an
+/// example command, so that chunk may rank first.
 #[test]
 fn search_finds_stale_lock_policy() {
     let env = demo();
