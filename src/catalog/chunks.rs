@@ -88,7 +88,7 @@ impl Catalog {
     /// Chunks whose ID starts with the given stem (for suggestions).
     pub fn ids_with_stem(&self, stem: &str, limit: usize) -> Result<Vec<ChunkMeta>> {
         self.metas(
-            "SELECT id, doc, title_path, token_est FROM chunks WHERE id >= ?1 AND id < ?2 ORDER BY doc, ordinal LIMIT ?3",
+            "SELECT id, doc, title_path, token_est, gen FROM chunks WHERE id >= ?1 AND id < ?2 ORDER BY doc, ordinal LIMIT ?3",
             params![format!("{stem}:"), format!("{stem};"), limit as i64],
         )
     }
@@ -96,7 +96,7 @@ impl Catalog {
     /// Metadata of every committed chunk in `scope`, in document order.
     pub fn chunk_metas(&self, scope: &str) -> Result<Vec<ChunkMeta>> {
         self.metas(
-            "SELECT id, doc, title_path, token_est FROM chunks WHERE scope = ?1 ORDER BY doc, ordinal",
+            "SELECT id, doc, title_path, token_est, gen FROM chunks WHERE scope = ?1 ORDER BY doc, ordinal",
             params![scope],
         )
     }
@@ -111,6 +111,7 @@ impl Catalog {
                     doc: r.get(1)?,
                     title_path: serde_json::from_str(&tp).unwrap_or_default(),
                     token_est: r.get::<_, i64>(3)? as usize,
+                    gen_: r.get::<_, i64>(4)? as u64,
                 })
             })
             .map_err(|e| self.err(e))?;
@@ -368,8 +369,26 @@ impl Tx<'_> {
             .map_err(|e| self.err(e))
     }
 
-    /// Removes rows of builds that never committed (generation above `committed`).
-    pub fn drop_uncommitted(&self, committed: u64) -> Result<()> {
+    /// Removes rows of a build that never committed (generation above
+    /// `committed`) and marks `generation` as the one being written. The marker
+    /// commits with the rows, so the two full-table deletes run only after a
+    /// build died, not on every build.
+    pub fn begin_generation(&self, committed: u64, generation: u64) -> Result<()> {
+        let writing: Option<u64> = self
+            .tx
+            .query_row("SELECT value FROM meta WHERE key = 'writing'", [], |r| {
+                r.get::<_, String>(0)
+            })
+            .optional()
+            .map_err(|e| self.err(e))?
+            .and_then(|v| v.parse().ok());
+        if writing.is_none_or(|w| w > committed) {
+            self.drop_uncommitted(committed)?;
+        }
+        self.set_meta("writing", &generation.to_string())
+    }
+
+    fn drop_uncommitted(&self, committed: u64) -> Result<()> {
         for sql in [
             "DELETE FROM chunks WHERE gen > ?1",
             "DELETE FROM pages WHERE gen > ?1",

@@ -47,6 +47,8 @@ pub struct ChunkMeta {
     pub title_path: Vec<String>,
     /// Token estimate.
     pub token_est: usize,
+    /// Build generation that wrote the chunk.
+    pub gen_: u64,
 }
 
 /// An open catalog.
@@ -68,7 +70,8 @@ impl Catalog {
             .map_err(|e| err(path, e))?;
         cat.conn
             .execute_batch(
-                "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON;",
+                "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON;
+                 PRAGMA mmap_size=1073741824; PRAGMA cache_size=-65536;",
             )
             .map_err(|e| err(path, e))?;
         cat.migrate().map_err(|e| err(path, e))?;
@@ -119,6 +122,9 @@ impl Catalog {
         )
         .map_err(|e| err(path, e))?;
         conn.busy_timeout(Duration::from_secs(5))
+            .map_err(|e| err(path, e))?;
+        // Reads through the mapping instead of one pread per 4 KB page.
+        conn.execute_batch("PRAGMA mmap_size=1073741824;")
             .map_err(|e| err(path, e))?;
         let version: i64 = conn
             .query_row("PRAGMA user_version", [], |r| r.get(0))

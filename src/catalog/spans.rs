@@ -43,22 +43,6 @@ impl Catalog {
             .map_err(|e| self.err(e))
     }
 
-    /// Generation of each `docs` document's chunks, in document order (a
-    /// build writes all chunks of a document at one generation).
-    pub fn doc_generations(&self) -> Result<Vec<(String, u64)>> {
-        let mut stmt = self
-            .conn
-            .prepare(
-                "SELECT doc, max(gen) FROM chunks WHERE scope = 'docs' GROUP BY doc ORDER BY doc",
-            )
-            .map_err(|e| self.err(e))?;
-        let rows = stmt
-            .query_map([], |r| Ok((r.get(0)?, r.get::<_, i64>(1)? as u64)))
-            .map_err(|e| self.err(e))?;
-        rows.collect::<rusqlite::Result<_>>()
-            .map_err(|e| self.err(e))
-    }
-
     /// Calls `f` with each chunk of `doc` in order.
     pub fn for_each_chunk_of(&self, doc: &str, f: impl FnMut(&Chunk) -> Result<()>) -> Result<()> {
         self.for_each_chunk_where("doc = ?1 AND scope = 'docs'", params![doc], f)

@@ -22,7 +22,7 @@ pub fn write_atomic(
     path: &Path,
     write: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
 ) -> Result<()> {
-    replace(path, true, write)
+    replace(path, true, |w| write(w))
 }
 
 /// Like [`write_atomic`] without the fsyncs, for files derived from durable
@@ -31,7 +31,7 @@ pub fn write_atomic(
 /// leaves the old file or the new one; only a power loss can tear it.
 pub fn replace_derived(
     path: &Path,
-    write: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
+    write: impl FnOnce(&mut BufWriter<File>) -> std::io::Result<()>,
 ) -> Result<()> {
     replace(path, false, write)
 }
@@ -39,7 +39,7 @@ pub fn replace_derived(
 fn replace(
     path: &Path,
     durable: bool,
-    write: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
+    write: impl FnOnce(&mut BufWriter<File>) -> std::io::Result<()>,
 ) -> Result<()> {
     let dir = path.parent().unwrap_or(Path::new("."));
     let name = path

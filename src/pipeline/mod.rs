@@ -289,7 +289,7 @@ pub fn build(seg: &Segment, settings: &Settings, opts: &BuildOptions<'_>) -> Res
                 let started = Instant::now();
                 catalog
                     .transaction(|tx| {
-                        tx.drop_uncommitted(committed)?;
+                        tx.begin_generation(committed, generation)?;
                         for f in &fresh {
                             tx.put_chunks(&f.chunks, generation, "docs")?;
                         }

@@ -8,7 +8,7 @@
 
 use std::collections::HashMap;
 use std::fs::File;
-use std::io::{Read, Seek, SeekFrom, Write};
+use std::io::{BufWriter, Read, Seek, SeekFrom, Write};
 
 use serde::Serialize;
 
@@ -33,8 +33,27 @@ struct Header<'a> {
 
 /// Counts the bytes written through it, so spans can be recorded.
 struct Counting<'a> {
-    inner: &'a mut dyn Write,
+    inner: &'a mut BufWriter<File>,
     written: u64,
+}
+
+impl Counting<'_> {
+    /// Appends `len` bytes of `from` starting at `off`. The file-to-file copy
+    /// lets the kernel move the bytes (copy_file_range on Linux) instead of
+    /// reading them into this process and writing them back.
+    fn copy_from(&mut self, from: &mut File, off: u64, len: u64) -> std::io::Result<()> {
+        self.inner.flush()?;
+        from.seek(SeekFrom::Start(off))?;
+        let copied = std::io::copy(&mut from.take(len), self.inner.get_mut())?;
+        if copied != len {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::UnexpectedEof,
+                "the previous pack is shorter than recorded",
+            ));
+        }
+        self.written += len;
+        Ok(())
+    }
 }
 
 impl Write for Counting<'_> {
@@ -45,6 +64,25 @@ impl Write for Counting<'_> {
     }
     fn flush(&mut self) -> std::io::Result<()> {
         self.inner.flush()
+    }
+}
+
+/// Consecutive bytes of the previous pack to copy, and where they land.
+struct Run {
+    old_start: u64,
+    old_end: u64,
+    new_start: u64,
+}
+
+/// Writes the pending run, if any.
+fn flush(
+    w: &mut Counting<'_>,
+    run: &mut Option<Run>,
+    old: Option<&mut File>,
+) -> std::io::Result<()> {
+    match (run.take(), old) {
+        (Some(r), Some(file)) => w.copy_from(file, r.old_start, r.old_end - r.old_start),
+        _ => Ok(()),
     }
 }
 
@@ -75,7 +113,7 @@ pub(super) fn write_pack(
     catalog: &mut Catalog,
     generation: u64,
 ) -> Result<()> {
-    let head = header(seg, settings, catalog)?;
+    let (head, docs) = header(seg, settings, catalog)?;
     let old_spans = if pack_intact(seg, catalog)? {
         catalog.pack_spans()?
     } else {
@@ -86,7 +124,6 @@ pub(super) fn write_pack(
     } else {
         File::open(seg.pack_path()).ok()
     };
-    let docs = catalog.doc_generations()?;
     let mut spans: Vec<(String, PackSpan)> = Vec::with_capacity(docs.len());
     let mut failure = None;
     let written = store::replace_derived(&seg.pack_path(), |w| {
@@ -97,35 +134,54 @@ pub(super) fn write_pack(
         // `head` ends with `}`: reopen the object to append the chunks array.
         w.write_all(&head.as_bytes()[..head.len() - 1])?;
         w.write_all(b",\"chunks\":[")?;
-        let mut buf = Vec::new();
+        // Reusable documents that sat next to each other in the old pack are
+        // copied as one run, commas included.
+        let mut run: Option<Run> = None;
         for (i, (doc, gen_)) in docs.iter().enumerate() {
-            if i > 0 {
+            let reused = match (old_spans.get(doc), old.as_mut()) {
+                (Some(s), Some(_)) if s.gen_ == *gen_ => Some(*s),
+                _ => None,
+            };
+            let joins = |r: &Run, s: &PackSpan| r.old_end + 1 == s.off;
+            if run
+                .as_ref()
+                .is_some_and(|r| !reused.is_some_and(|s| joins(r, &s)))
+            {
+                flush(&mut w, &mut run, old.as_mut())?;
+            }
+            if run.is_none() && i > 0 {
                 w.write_all(b",")?;
             }
+            if let Some(s) = reused {
+                let r = run.get_or_insert(Run {
+                    old_start: s.off,
+                    old_end: s.off,
+                    new_start: w.written,
+                });
+                spans.push((
+                    doc.clone(),
+                    PackSpan {
+                        gen_: *gen_,
+                        off: r.new_start + (s.off - r.old_start),
+                        len: s.len,
+                    },
+                ));
+                r.old_end = s.off + s.len;
+                continue;
+            }
             let off = w.written;
-            let reusable = old_spans.get(doc).filter(|s| s.gen_ == *gen_);
-            match (reusable, old.as_mut()) {
-                (Some(s), Some(file)) => {
-                    buf.resize(s.len as usize, 0);
-                    file.seek(SeekFrom::Start(s.off))?;
-                    file.read_exact(&mut buf)?;
-                    w.write_all(&buf)?;
+            let mut first = true;
+            let r = catalog.for_each_chunk_of(doc, |chunk| {
+                let io = |e: std::io::Error| Error::io("cannot write", seg.pack_path(), e);
+                if !first {
+                    w.write_all(b",").map_err(io)?;
                 }
-                _ => {
-                    let mut first = true;
-                    let r = catalog.for_each_chunk_of(doc, |chunk| {
-                        let io = |e: std::io::Error| Error::io("cannot write", seg.pack_path(), e);
-                        if !first {
-                            w.write_all(b",").map_err(io)?;
-                        }
-                        first = false;
-                        serde_json::to_writer(&mut w, chunk).map_err(|e| io(e.into()))
-                    });
-                    if let Err(e) = r {
-                        failure = Some(e);
-                        return Err(std::io::Error::other("catalog read failed"));
-                    }
-                }
+                first = false;
+                serde_json::to_writer(&mut w, chunk).map_err(|e| io(e.into()))
+            });
+            if let Err(e) = r {
+                failure = Some(e);
+                return Err(std::io::Error::other("catalog read failed"));
             }
             spans.push((
                 doc.clone(),
@@ -136,6 +192,7 @@ pub(super) fn write_pack(
                 },
             ));
         }
+        flush(&mut w, &mut run, old.as_mut())?;
         w.write_all(b"]}\n")
     });
     written.map_err(|e| failure.take().unwrap_or(e))?;
@@ -148,8 +205,13 @@ pub(super) fn write_pack(
     catalog.record_pack(&spans, &print, generation)
 }
 
-/// The pack's metadata: everything before the chunks.
-fn header(seg: &Segment, settings: &Settings, catalog: &Catalog) -> Result<String> {
+/// The pack's metadata (everything before the chunks), and each document with
+/// the generation of its chunks, in pack order.
+fn header(
+    seg: &Segment,
+    settings: &Settings,
+    catalog: &Catalog,
+) -> Result<(String, Vec<(String, u64)>)> {
     let mut files: Vec<(String, crate::catalog::FileRow)> = catalog.files()?.into_iter().collect();
     files.sort_by(|a, b| a.0.cmp(&b.0));
     let source_files: Vec<pack::SourceFile> = files
@@ -162,8 +224,15 @@ fn header(seg: &Segment, settings: &Settings, catalog: &Catalog) -> Result<Strin
             bytes: r.size,
         })
         .collect();
-    let index: Vec<pack::IndexEntry> = catalog
-        .chunk_metas("docs")?
+    let metas = catalog.chunk_metas("docs")?;
+    let mut docs: Vec<(String, u64)> = Vec::new();
+    for m in &metas {
+        match docs.last_mut() {
+            Some((doc, gen_)) if *doc == m.doc => *gen_ = (*gen_).max(m.gen_),
+            _ => docs.push((m.doc.clone(), m.gen_)),
+        }
+    }
+    let index: Vec<pack::IndexEntry> = metas
         .into_iter()
         .map(|m| pack::IndexEntry {
             id: m.id,
@@ -186,5 +255,6 @@ fn header(seg: &Segment, settings: &Settings, catalog: &Catalog) -> Result<Strin
         digest,
         index,
     };
-    serde_json::to_string(&header).map_err(|e| Error::Invalid(e.to_string()))
+    let head = serde_json::to_string(&header).map_err(|e| Error::Invalid(e.to_string()))?;
+    Ok((head, docs))
 }

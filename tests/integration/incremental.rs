@@ -47,6 +47,20 @@ fn spliced_pack_equals_a_full_build() {
         .map(|c| c["doc"].as_str().expect("doc"))
         .collect();
     assert!(docs.contains(&"docs/new.md") && !docs.contains(&"docs/changelog.md"));
+    // Splice again from the spliced pack: its recorded spans must be right too.
+    append(
+        &env,
+        "docs/operations.md",
+        "\n## Second round\n\nAnother edit.\n",
+    );
+    std::fs::remove_file(env.path().join("agent.md")).expect("rm");
+    let r = env.json(&["build"]);
+    assert_eq!(
+        (r["changed"].clone(), r["removed"].clone()),
+        (1.into(), 1.into()),
+        "{r}"
+    );
+    let spliced = pack(&env);
     let r = env.json(&["build", "--full"]);
     assert_eq!(r["full"], true, "{r}");
     assert_eq!(spliced, pack(&env));
