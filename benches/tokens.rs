@@ -26,6 +26,12 @@ use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 #[path = "../src/tokens.rs"]
 mod model;
 
+/// The chunk splitting the unit test's accuracy check uses too. When this target
+/// is checked as a test, `model` holds a second copy (for its unit tests).
+#[allow(clippy::duplicate_mod)]
+#[path = "../src/tokens/split.rs"]
+mod split;
+
 /// Chunks larger than this are split at blank lines (ctx's chunks are ≤ 600 tokens).
 const MAX_CHUNK_BYTES: usize = 2_400;
 /// Chunks with fewer real tokens are left out of the error statistics: one token off
@@ -215,59 +221,6 @@ fn corpora() -> Vec<Corpus> {
     all
 }
 
-// ---- chunking -----------------------------------------------------------------------
-
-fn is_atx_heading(line: &str) -> bool {
-    let hashes = line.bytes().take_while(|&b| b == b'#').count();
-    (1..=6).contains(&hashes)
-        && matches!(
-            line.as_bytes().get(hashes),
-            None | Some(b' ' | b'\t' | b'\n' | b'\r')
-        )
-}
-
-/// Approximates ctx's chunks: split at ATX headings outside fences (Markdown only), then
-/// pack blank-line-separated blocks into pieces of at most `max` bytes (a longer block is
-/// cut at line ends).
-fn chunks(text: &str, markdown: bool, max: usize) -> Vec<&str> {
-    let mut sections = Vec::new();
-    let (mut start, mut pos, mut fence) = (0, 0, false);
-    for line in text.split_inclusive('\n') {
-        let trimmed = line.trim_start();
-        if markdown && (trimmed.starts_with("```") || trimmed.starts_with("~~~")) {
-            fence = !fence;
-        } else if markdown && !fence && pos > start && is_atx_heading(line) {
-            sections.push(&text[start..pos]);
-            start = pos;
-        }
-        pos += line.len();
-    }
-    sections.push(&text[start..]);
-
-    let mut out = Vec::new();
-    for section in sections {
-        let (mut from, mut end, mut last_blank) = (0, 0, 0);
-        for line in section.split_inclusive('\n') {
-            end += line.len();
-            if end - from > max && last_blank > from {
-                out.push(&section[from..last_blank]);
-                from = last_blank;
-            }
-            if end - from > max && end - line.len() > from {
-                out.push(&section[from..end - line.len()]);
-                from = end - line.len();
-            }
-            if line.trim().is_empty() {
-                last_blank = end;
-            }
-        }
-        if end > from {
-            out.push(&section[from..end]);
-        }
-    }
-    out
-}
-
 // ---- accuracy -----------------------------------------------------------------------
 
 struct Sample<'a> {
@@ -283,7 +236,7 @@ fn samples(corpora: &[Corpus]) -> Vec<Sample<'_>> {
     let (mut bytes, started) = (0, Instant::now());
     for (ci, corpus) in corpora.iter().enumerate() {
         for (fi, file) in corpus.files.iter().enumerate() {
-            for text in chunks(file, corpus.markdown, MAX_CHUNK_BYTES) {
+            for text in split::chunks(file, corpus.markdown, MAX_CHUNK_BYTES) {
                 bytes += text.len();
                 out.push(Sample {
                     corpus: ci,

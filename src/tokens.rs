@@ -444,3 +444,8 @@ pub fn estimate(text: &str) -> usize {
 #[cfg(test)]
 #[path = "tokens/tests.rs"]
 mod tests;
+
+// Shared with `benches/tokens.rs`, which includes it on its own (it is test-only here).
+#[cfg(test)]
+#[path = "tokens/split.rs"]
+mod split;

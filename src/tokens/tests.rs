@@ -56,51 +56,6 @@ fn cjk_costs_about_a_token_per_char() {
     assert!((0.5..=1.0).contains(&per_char), "{per_char}");
 }
 
-/// Splits like ctx's chunker (see `benches/tokens.rs`, which has the same function
-/// and the full report): ATX headings outside fences, then blank lines, ≤ `max`.
-fn chunks(text: &str, max: usize) -> Vec<&str> {
-    let mut sections = Vec::new();
-    let (mut start, mut pos, mut fence) = (0, 0, false);
-    for line in text.split_inclusive('\n') {
-        let hashes = line.bytes().take_while(|&b| b == b'#').count();
-        let heading = (1..=6).contains(&hashes)
-            && matches!(
-                line.as_bytes().get(hashes),
-                None | Some(b' ' | b'\t' | b'\n' | b'\r')
-            );
-        if line.trim_start().starts_with("```") || line.trim_start().starts_with("~~~") {
-            fence = !fence;
-        } else if !fence && pos > start && heading {
-            sections.push(&text[start..pos]);
-            start = pos;
-        }
-        pos += line.len();
-    }
-    sections.push(&text[start..]);
-    let mut out = Vec::new();
-    for section in sections {
-        let (mut from, mut end, mut last_blank) = (0, 0, 0);
-        for line in section.split_inclusive('\n') {
-            end += line.len();
-            if end - from > max && last_blank > from {
-                out.push(&section[from..last_blank]);
-                from = last_blank;
-            }
-            if end - from > max && end - line.len() > from {
-                out.push(&section[from..end - line.len()]);
-                from = end - line.len();
-            }
-            if line.trim().is_empty() {
-                last_blank = end;
-            }
-        }
-        if end > from {
-            out.push(&section[from..end]);
-        }
-    }
-    out
-}
-
 #[test]
 fn p90_error_within_15_percent_on_rust_book() {
     let dir =
@@ -142,7 +97,7 @@ fn p90_error_within_15_percent_on_rust_book() {
     let o200k = bpe_openai::o200k_base();
     let (mut errors, mut est_total, mut real_total) = (Vec::new(), 0, 0);
     for text in &texts {
-        for chunk in chunks(text, 2_400) {
+        for chunk in super::split::chunks(text, true, 2_400) {
             let (est, real) = (estimate(chunk), o200k.count(chunk));
             est_total += est;
             real_total += real;

@@ -6,16 +6,14 @@
 mod harness;
 mod inspector;
 
-use std::io::{BufRead, BufReader, Write};
-use std::process::{Command, Stdio};
+use std::io::{BufRead, BufReader};
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-use super::util::Env;
+use super::util::{Env, spawn_pyclient, test_tools};
 use harness::{
-    ALL_TOOLS, Served, assert_ok, assert_tool_error, box_value, call, ctx_bin, ids, pyclient,
-    test_tools, text,
+    ALL_TOOLS, Served, assert_ok, assert_tool_error, box_value, call, ctx_bin, ids, pyclient, text,
 };
 
 /// Every tool answers correctly in each era, and the results carry what the era requires.
@@ -298,21 +296,7 @@ fn rebuild_is_visible_without_restart() {
         {"op": "sleep", "seconds": 12},
         call("ctx_search", json!({"query": query})),
     ]});
-    let tools = test_tools();
-    let mut child = Command::new(tools.get("CTX_TT_PYTHON"))
-        .arg(tools.get("CTX_TT_PYCLIENT"))
-        .arg("-")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawn pyclient");
-    child
-        .stdin
-        .take()
-        .expect("stdin")
-        .write_all(script.to_string().as_bytes())
-        .expect("write script");
+    let mut child = spawn_pyclient(&script);
     // The server logs each call on stderr (-vv): wait for the first one.
     let stderr = child.stderr.take().expect("stderr");
     let mut lines = BufReader::new(stderr).lines();

@@ -65,6 +65,23 @@ fn forwards_verbatim_and_rewrites_only_what_it_must() {
     ] {
         assert!(names.contains(&n), "{n} missing from {names:?}");
     }
+    // The added tools are `ctx mcp`'s definitions; here `scope` defaults to all.
+    let search = tools
+        .iter()
+        .find(|t| t["name"] == "ctx_search")
+        .expect("ctx_search");
+    assert_eq!(
+        search["description"],
+        ctx::surface::mcp::tools::ToolName::Search.description()
+    );
+    let scope = &search["inputSchema"]["properties"]["scope"]["description"];
+    assert!(
+        scope
+            .as_str()
+            .is_some_and(|d| d.starts_with("all (default)")),
+        "{scope}"
+    );
+    assert!(!names.contains(&"ctx_evidence"), "{names:?}");
     let own = r.call("internal_resource_read", json!({"opaque_reference": "x"}));
     assert_eq!(text_of(&own), "child's own internal_resource_read: x");
 

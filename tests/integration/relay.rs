@@ -1,37 +1,8 @@
 //! The relay: box, resolve, unbox, search and gc through the real binary.
 
-use std::io::Write;
-use std::process::{Command, Stdio};
-
 use predicates::prelude::*;
 
-use super::util::{Env, ctx};
-
-fn boxed(env: &Env, value: &str, args: &[&str]) -> String {
-    let mut child = Command::new(assert_cmd::cargo::cargo_bin("ctx"))
-        .arg("-s")
-        .arg(env.path())
-        .arg("box")
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawn");
-    child
-        .stdin
-        .take()
-        .expect("stdin")
-        .write_all(value.as_bytes())
-        .expect("write");
-    let out = child.wait_with_output().expect("wait");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).expect("utf8")
-}
+use super::util::{Env, boxed, ctx};
 
 fn resolve(env: &Env, args: &[&str]) -> String {
     let out = env.ctx(&["resolve"]).args(args).output().expect("run");
@@ -41,6 +12,14 @@ fn resolve(env: &Env, args: &[&str]) -> String {
         String::from_utf8_lossy(&out.stderr)
     );
     String::from_utf8(out.stdout).expect("utf8")
+}
+
+/// Runs `ctx -s <env> args…` and checks that it exits 2 with each of `says` on stderr.
+fn refused(env: &Env, args: &[&str], says: &[&str]) {
+    let mut assert = env.ctx(args).assert().code(2);
+    for s in says {
+        assert = assert.stderr(predicate::str::contains(*s));
+    }
 }
 
 fn transcript() -> String {
@@ -60,11 +39,11 @@ fn transcript() -> String {
 fn short_passes_long_boxes() {
     let env = Env::empty();
     assert_eq!(
-        boxed(&env, "tiny output\n", &["--tool", "t"]),
+        boxed(env.path(), "tiny output\n", &["--tool", "t"]),
         "tiny output\n"
     );
-    assert_eq!(boxed(&env, "no newline", &[]), "no newline");
-    let r = boxed(&env, &transcript(), &["--tool", "yt_transcribe"]);
+    assert_eq!(boxed(env.path(), "no newline", &[]), "no newline");
+    let r = boxed(env.path(), &transcript(), &["--tool", "yt_transcribe"]);
     let r = r.trim();
     assert!(
         r.starts_with("internal://") && r.len() == "internal://".len() + 16,
@@ -77,11 +56,11 @@ fn short_passes_long_boxes() {
     assert_eq!(files.len(), 1);
     let name = files[0].file_name().to_string_lossy().into_owned();
     assert!(name.ends_with("_yt_transcribe.txt"), "{name}");
-    let j = boxed(&env, &transcript(), &["--boxing", "json"]);
+    let j = boxed(env.path(), &transcript(), &["--boxing", "json"]);
     let v: serde_json::Value = serde_json::from_str(j.trim()).unwrap();
     assert_eq!(v["type"], "resource_link");
     assert!(v["uri"].as_str().unwrap().starts_with("internal://"));
-    let c = boxed(&env, "abcdefghij", &["--threshold-chars", "5"]);
+    let c = boxed(env.path(), "abcdefghij", &["--threshold-chars", "5"]);
     assert!(c.starts_with("internal://"), "{c}");
 }
 
@@ -91,7 +70,7 @@ fn short_passes_long_boxes() {
 fn slice_and_lines_from_the_end() {
     let env = Env::empty();
     let t = transcript();
-    let r = boxed(&env, &t, &[]).trim().to_string();
+    let r = boxed(env.path(), &t, &[]).trim().to_string();
     let end = resolve(&env, &["slice", &r, "-30", "30"]);
     assert!(end.contains("982451653"), "{end}");
     let last = resolve(&env, &["lines", &r, "-1", "1"]);
@@ -113,7 +92,7 @@ fn slice_and_lines_from_the_end() {
 fn multibyte_slices() {
     let env = Env::empty();
     let v = "é😀中".repeat(20_000);
-    let r = boxed(&env, &v, &[]).trim().to_string();
+    let r = boxed(env.path(), &v, &[]).trim().to_string();
     let s = env.json(&["resolve", "slice", &r, "1", "2"]);
     assert_eq!(s["text"], "😀中");
     let s = env.json(&["resolve", "slice", &r, "-1", "5"]);
@@ -132,7 +111,7 @@ fn grep_html() {
         }
     }
     html.push_str("</body></html>\n");
-    let r = boxed(&env, &html, &["--tool", "get_page"])
+    let r = boxed(env.path(), &html, &["--tool", "get_page"])
         .trim()
         .to_string();
     assert!(
@@ -163,7 +142,7 @@ fn query_and_errors() {
         .map(|i| serde_json::json!({"name": format!("n{i}"), "size": i}))
         .collect();
     let v = serde_json::json!({"items": items}).to_string();
-    let r = boxed(&env, &v, &["--tool", "api"]).trim().to_string();
+    let r = boxed(env.path(), &v, &["--tool", "api"]).trim().to_string();
     let out = resolve(
         &env,
         &[
@@ -174,50 +153,39 @@ fn query_and_errors() {
         ],
     );
     assert_eq!(out, "n2998\nn2999\n");
-    env.ctx(&["resolve", "query", &r, ".items[] | select("])
-        .assert()
-        .code(2)
-        .stderr(
-            predicate::str::contains("error:").and(predicate::str::contains(".items[] | select(")),
-        );
-    let t = boxed(&env, &transcript(), &[]).trim().to_string();
-    env.ctx(&["resolve", "query", &t, "."])
-        .assert()
-        .code(2)
-        .stderr(predicate::str::contains("not JSON"));
-    env.ctx(&["resolve", "grep", &t, "("])
-        .assert()
-        .code(2)
-        .stderr(predicate::str::contains("error:").and(predicate::str::contains("(")));
+    refused(
+        &env,
+        &["resolve", "query", &r, ".items[] | select("],
+        &["error:", ".items[] | select("],
+    );
+    let t = boxed(env.path(), &transcript(), &[]).trim().to_string();
+    refused(&env, &["resolve", "query", &t, "."], &["not JSON"]);
+    refused(&env, &["resolve", "grep", &t, "("], &["error:", "("]);
 }
 
 /// Forged and foreign references are refused with clear messages.
 #[test]
 fn forged_and_foreign_references() {
     let env = Env::empty();
-    let r = boxed(&env, &transcript(), &[]).trim().to_string();
+    let r = boxed(env.path(), &transcript(), &[]).trim().to_string();
     for bad in [
         "internal://../x",
         "internal:///etc/passwd",
         "file:///etc/passwd",
         &format!("internal://{}", "a".repeat(200)),
     ] {
-        env.ctx(&["resolve", "read", bad]).assert().code(2).stderr(
-            predicate::str::contains("error:").and(predicate::str::contains("internal://")),
-        );
+        refused(&env, &["resolve", "read", bad], &["error:", "internal://"]);
     }
-    env.ctx(&["resolve", "read", "internal://aaaaaaaaaaaaaaaa"])
-        .assert()
-        .code(2)
-        .stderr(predicate::str::contains(
-            "error: unknown reference `internal://aaaaaaaaaaaaaaaa`",
-        ));
-    env.ctx(&["resolve", "--session", "other", "length", &r])
-        .assert()
-        .code(2)
-        .stderr(predicate::str::contains(
-            "belongs to another session (`default`), not `other`; pass --any-session to read it",
-        ));
+    refused(
+        &env,
+        &["resolve", "read", "internal://aaaaaaaaaaaaaaaa"],
+        &["error: unknown reference `internal://aaaaaaaaaaaaaaaa`"],
+    );
+    refused(
+        &env,
+        &["resolve", "--session", "other", "length", &r],
+        &["belongs to another session (`default`), not `other`; pass --any-session to read it"],
+    );
     env.ctx(&[
         "resolve",
         "--session",
@@ -243,7 +211,7 @@ fn forged_and_foreign_references() {
 fn unbox_into_arguments() {
     let env = Env::empty();
     let t = transcript();
-    let r = boxed(&env, &t, &[]).trim().to_string();
+    let r = boxed(env.path(), &t, &[]).trim().to_string();
     let input = serde_json::json!({"file_content": r, "name": "t.txt", "nested": [{"type": "resource_link", "uri": r}]});
     let out = env
         .ctx(&["unbox"])
@@ -269,7 +237,7 @@ fn unbox_into_arguments() {
 fn searchable_and_gc() {
     let env = Env::fixture("demo");
     env.ctx(&["build"]).assert().success();
-    let r = boxed(&env, &transcript(), &["--tool", "yt_transcribe"])
+    let r = boxed(env.path(), &transcript(), &["--tool", "yt_transcribe"])
         .trim()
         .to_string();
     let id = r.trim_start_matches("internal://");
@@ -302,17 +270,18 @@ fn searchable_and_gc() {
         env.json(&["search", "final number", "--scope", "relay"])["no_evidence"],
         true
     );
-    env.ctx(&["resolve", "length", &r]).assert().code(2);
+    refused(&env, &["resolve", "length", &r], &[]);
     assert_eq!(
         std::fs::read_dir(env.path().join("_ctx/relay/default"))
             .unwrap()
             .count(),
         0
     );
-    env.ctx(&["relay", "gc", "--older-than", "7x"])
-        .assert()
-        .code(2)
-        .stderr(predicate::str::contains("unknown unit `x` in `7x`"));
+    refused(
+        &env,
+        &["relay", "gc", "--older-than", "7x"],
+        &["unknown unit `x` in `7x`"],
+    );
 }
 
 /// 50 concurrent boxers never clash: every reference resolves to its own value.
@@ -325,31 +294,8 @@ fn concurrent_boxers() {
             let path = path.clone();
             std::thread::spawn(move || {
                 let value = format!("value {i}\n").repeat(6000);
-                let mut child = Command::new(assert_cmd::cargo::cargo_bin("ctx"))
-                    .arg("-s")
-                    .arg(&path)
-                    .args(["box", "--tool", &format!("t{i}")])
-                    .stdin(Stdio::piped())
-                    .stdout(Stdio::piped())
-                    .stderr(Stdio::piped())
-                    .spawn()
-                    .expect("spawn");
-                child
-                    .stdin
-                    .take()
-                    .unwrap()
-                    .write_all(value.as_bytes())
-                    .unwrap();
-                let out = child.wait_with_output().unwrap();
-                assert!(
-                    out.status.success(),
-                    "{}",
-                    String::from_utf8_lossy(&out.stderr)
-                );
-                (
-                    String::from_utf8(out.stdout).unwrap().trim().to_string(),
-                    value,
-                )
+                let reference = boxed(&path, &value, &["--tool", &format!("t{i}")]);
+                (reference.trim().to_string(), value)
             })
         })
         .collect();

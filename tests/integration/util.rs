@@ -1,6 +1,11 @@
-//! Test environment: a temp segment made from fixtures, and the `ctx` command.
+//! Test environment: a temp segment made from fixtures, the `ctx` command, child
+//! processes fed on stdin, and the installed MCP test tools.
 
+use std::collections::HashMap;
+use std::io::Write;
 use std::path::{Path, PathBuf};
+use std::process::{Child, Output, Stdio};
+use std::sync::OnceLock;
 
 use assert_cmd::Command;
 
@@ -99,4 +104,95 @@ pub fn copy_dir(from: &Path, to: &Path) {
             std::fs::copy(entry.path(), &target).expect("copy");
         }
     }
+}
+
+/// Starts `cmd` with stdin, stdout and stderr piped.
+pub fn spawn_piped(cmd: &mut std::process::Command) -> Child {
+    cmd.stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap_or_else(|e| panic!("spawn {:?}: {e}", cmd.get_program()))
+}
+
+/// Starts `cmd` with its streams piped, writes `input` to its stdin and closes
+/// it, so the child sees the end of its input.
+pub fn spawn_with_input(cmd: &mut std::process::Command, input: &[u8]) -> Child {
+    let mut child = spawn_piped(cmd);
+    child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(input)
+        .expect("write stdin");
+    child
+}
+
+/// Runs `cmd` with `input` on stdin and collects its exit status, stdout and stderr.
+pub fn run_with_input(cmd: &mut std::process::Command, input: &[u8]) -> Output {
+    spawn_with_input(cmd, input)
+        .wait_with_output()
+        .expect("wait for child")
+}
+
+/// `ctx -s <segment> box args…` with `value` on stdin; fails the test unless it
+/// succeeds, and returns its stdout (the value itself, or its reference).
+pub fn boxed(segment: &Path, value: &str, args: &[&str]) -> String {
+    let mut cmd = std::process::Command::new(assert_cmd::cargo::cargo_bin("ctx"));
+    cmd.arg("-s").arg(segment).arg("box").args(args);
+    let out = run_with_input(&mut cmd, value.as_bytes());
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).expect("utf8")
+}
+
+/// Paths of the real MCP clients and servers (`.test-tools/paths.env`).
+pub struct TestTools(HashMap<String, PathBuf>);
+
+impl TestTools {
+    /// The path under `CTX_TT_<key>`.
+    pub fn get(&self, key: &str) -> &Path {
+        self.0
+            .get(&format!("CTX_TT_{key}"))
+            .unwrap_or_else(|| panic!("CTX_TT_{key} missing from .test-tools/paths.env"))
+    }
+}
+
+/// Installs the test tools once per run (fast when already there). A missing tool
+/// fails the test: the MCP and proxy tests are never skipped.
+pub fn test_tools() -> &'static TestTools {
+    static TOOLS: OnceLock<TestTools> = OnceLock::new();
+    TOOLS.get_or_init(|| {
+        let out = std::process::Command::new("bash")
+            .arg(repo().join("scripts/setup-test-tools.sh"))
+            .output()
+            .expect("run scripts/setup-test-tools.sh");
+        assert!(
+            out.status.success(),
+            "scripts/setup-test-tools.sh failed; the MCP and proxy tests need its real clients and servers:\n{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let text = std::fs::read_to_string(repo().join(".test-tools/paths.env"))
+            .expect("read .test-tools/paths.env");
+        let map: HashMap<String, PathBuf> = text
+            .lines()
+            .filter_map(|l| l.split_once('='))
+            .map(|(k, v)| (k.to_string(), PathBuf::from(v)))
+            .collect();
+        for (k, v) in &map {
+            assert!(v.exists(), "{k}={} does not exist", v.display());
+        }
+        TestTools(map)
+    })
+}
+
+/// Starts the Python SDK client (`tests/mcp/pyclient.py`) with `script` on stdin.
+pub fn spawn_pyclient(script: &serde_json::Value) -> Child {
+    let t = test_tools();
+    let mut cmd = std::process::Command::new(t.get("PYTHON"));
+    cmd.arg(t.get("PYCLIENT")).arg("-");
+    spawn_with_input(&mut cmd, script.to_string().as_bytes())
 }

@@ -115,6 +115,7 @@ pub(super) fn call(cli: &Cli, p: &Printer, args: &CallArgs) -> anyhow::Result<Ex
                 ToolSet {
                     relay: true,
                     segments: false,
+                    ..ToolSet::default()
                 },
             );
             let mut schema = Value::Object((*def.input_schema).clone());

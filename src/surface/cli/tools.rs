@@ -35,6 +35,7 @@ pub(super) fn tools(cli: &Cli, p: &Printer, args: &ToolsArgs) -> anyhow::Result<
     let set = ToolSet {
         relay: args.all || args.root.is_some() || seg.relay_dir().is_dir(),
         segments: args.root.is_some(),
+        ..ToolSet::default()
     };
     if let Some(name) = &args.schema {
         let Some(tool) = ToolName::parse(name) else {

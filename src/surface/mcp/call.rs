@@ -59,6 +59,7 @@ impl ServeConfig {
         ToolSet {
             relay: self.root.is_some() || self.segment.relay_dir().is_dir(),
             segments: self.root.is_some(),
+            ..ToolSet::default()
         }
     }
 
@@ -222,15 +223,7 @@ fn parse<T: DeserializeOwned>(
     tool: ToolName,
     args: JsonObject,
 ) -> Result<T, String> {
-    serde_json::from_value(Value::Object(args)).map_err(|e| {
-        let definition = tools::definition(tool, config.tool_set());
-        format!(
-            "invalid arguments for {}: {e}. Expected {}. {}",
-            tool.as_str(),
-            super::signature(&definition),
-            tool.usage()
-        )
-    })
+    tools::parse_args(tool, config.tool_set(), Value::Object(args))
 }
 
 /// Runs `f` on the segment's last committed state. Before the first build has

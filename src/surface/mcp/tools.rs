@@ -12,9 +12,10 @@ use std::sync::Arc;
 use rmcp::model::{JsonObject, Tool, ToolAnnotations};
 use rmcp::schemars::JsonSchema;
 use serde::Deserialize;
+use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 
-use super::schema::schema_of;
+use super::schema::{schema_of, signature};
 use crate::relay::resolve::{GrepOptions, QueryOptions};
 use crate::retrieve::{self, DEFAULT_BUDGET, EvidenceOptions, GetOptions, SearchOptions};
 
@@ -73,10 +74,16 @@ pub struct SearchParams {
 impl SearchParams {
     /// The library options of this search (`ctx search` adds `--kind`).
     pub fn options(&self) -> SearchOptions {
+        self.options_in(ToolSet::default())
+    }
+
+    /// The library options of this search as a server offering `set` runs it
+    /// (`set` decides the scope when the call names none).
+    pub fn options_in(&self, set: ToolSet) -> SearchOptions {
         SearchOptions {
             k: self.k.unwrap_or(DEFAULT_K).clamp(1, MAX_K),
             doc_glob: self.doc.clone(),
-            scope: match self.scope.unwrap_or_default() {
+            scope: match self.scope.unwrap_or(set.search_scope) {
                 ScopeParam::Docs => retrieve::Scope::Docs,
                 ScopeParam::Relay => retrieve::Scope::Relay,
                 ScopeParam::All => retrieve::Scope::All,
@@ -299,7 +306,9 @@ impl ToolName {
             }
             ToolName::Grep => "Lines of a referenced value matching a regex, with context lines.",
             ToolName::Query => "Run a jq filter on a referenced JSON value.",
-            ToolName::Read => "The whole referenced value (cut at 100,000 chars); last resort.",
+            // No number: `ctx mcp` and `ctx relay` cut at different sizes, and
+            // the answer says where it was cut and how to read on.
+            ToolName::Read => "The whole referenced value, up to a size cap; last resort.",
         }
     }
 
@@ -360,21 +369,32 @@ pub struct ToolSet {
     pub relay: bool,
     /// Add the optional `segment` argument (server started with `--root`).
     pub segments: bool,
+    /// What `ctx_search` covers when the call names no `scope`.
+    pub search_scope: ScopeParam,
 }
 
 /// Description of the `segment` argument under `--root`.
 const SEGMENT_DOC: &str = "Segment name; omit for the default.";
 
+/// Description of `scope` where the default is `all` (the field's doc says `docs`).
+const SCOPE_ALL_DOC: &str = "all (default): project files and stored tool outputs; docs: project files; relay: stored tool outputs.";
+
 /// The MCP definition of one tool.
 pub fn definition(name: ToolName, set: ToolSet) -> Tool {
     let mut schema = name.schema();
-    if set.segments
-        && let Some(Value::Object(props)) = schema.get_mut("properties")
-    {
-        props.insert(
-            "segment".into(),
-            serde_json::json!({"type": "string", "description": SEGMENT_DOC}),
-        );
+    if let Some(Value::Object(props)) = schema.get_mut("properties") {
+        if set.segments {
+            props.insert(
+                "segment".into(),
+                serde_json::json!({"type": "string", "description": SEGMENT_DOC}),
+            );
+        }
+        // Only `all` differs from the field's doc; `relay` is no server's default.
+        if set.search_scope == ScopeParam::All
+            && let Some(Value::Object(scope)) = props.get_mut("scope")
+        {
+            scope.insert("description".into(), SCOPE_ALL_DOC.into());
+        }
     }
     Tool::new(name.as_str(), name.description(), Arc::new(schema))
         .with_annotations(ToolAnnotations::new().read_only(true))
@@ -394,6 +414,23 @@ pub fn definitions(set: ToolSet) -> Vec<Tool> {
         .into_iter()
         .map(|t| definition(t, set))
         .collect()
+}
+
+/// Parses the arguments of a call to `tool`, or says how to fix them: the error,
+/// the expected arguments (as `set` lists them) and the tool's usage example.
+pub fn parse_args<T: DeserializeOwned>(
+    tool: ToolName,
+    set: ToolSet,
+    args: Value,
+) -> Result<T, String> {
+    serde_json::from_value(args).map_err(|e| {
+        format!(
+            "invalid arguments for {}: {e}. Expected {}. {}",
+            tool.as_str(),
+            signature(&definition(tool, set)),
+            tool.usage()
+        )
+    })
 }
 
 /// A tool in the shape another agent framework takes.
@@ -452,6 +489,7 @@ mod tests {
         let all = definitions(ToolSet {
             relay: true,
             segments: true,
+            ..ToolSet::default()
         });
         assert_eq!(all.len(), 9);
         assert!(

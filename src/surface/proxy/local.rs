@@ -2,10 +2,11 @@
 //! (`internal_resource_*`) and `ctx_search`/`ctx_get` over the segment, so boxed
 //! outputs and project docs are searchable together.
 //!
-//! Everything a tool is (definition and handler) sits behind [`local_tools`] and
-//! [`call_local`], so the shared definitions of `ctx mcp` (issue 6) can replace
-//! these in one place. Names and arguments follow issue 6. Handlers are blocking
-//! (store, catalog, index); the proxy runs them on tokio's blocking pool.
+//! The tools are `ctx mcp`'s ([`crate::surface::mcp::tools`]): the same
+//! definitions and argument structs, listed with [`PROXY_SET`], so a tool is
+//! defined once. What differs is the handlers here: they cap answers at the relay
+//! threshold and report in text only. Handlers are blocking (store, catalog,
+//! index); the proxy runs them on tokio's blocking pool.
 //!
 //! Every answer is capped at the relay threshold: a tool whose job is to keep large
 //! values out of the context must not pour one back in. What was cut is stated,
@@ -13,15 +14,23 @@
 
 use std::time::Duration;
 
+use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 
 use crate::config::Settings;
 use crate::error::Error;
 use crate::pipeline::{self, BuildOptions};
-use crate::relay::resolve::{self, GrepOptions, QueryOptions};
-use crate::relay::store::{self, Access};
-use crate::retrieve::{GetOptions, Mode, Retriever, Scope, SearchOptions};
+use crate::relay::resolve::{self, QueryOptions};
+use crate::relay::store::{self, Access, Opened};
+use crate::retrieve::Retriever;
 use crate::segment::Segment;
+use crate::surface::mcp::tools::{
+    self, Format, GetParams, GrepParams, LinesParams, QueryParams, RefParams, ScopeParam,
+    SearchParams, SliceParams, ToolName, ToolSet,
+};
+
+/// Most context lines a grep answer carries around each match.
+const MAX_GREP_WINDOW: usize = 20;
 
 /// What the local tools work on.
 #[derive(Debug, Clone)]
@@ -36,108 +45,44 @@ pub struct LocalContext {
     pub max_tokens: usize,
 }
 
-/// Canonical names of the added tools, in the order they are listed.
-pub const LOCAL_TOOL_NAMES: [&str; 8] = [
-    "internal_resource_read",
-    "internal_resource_read_slice",
-    "internal_resource_length",
-    "internal_resource_read_lines",
-    "internal_resource_grep",
-    "internal_resource_query",
-    "ctx_search",
-    "ctx_get",
-];
+/// The tools the proxy adds, as `ctx mcp` with a relay store lists them; `ctx_search`
+/// covers docs and boxed outputs unless told otherwise, which is the proxy's point.
+pub const PROXY_SET: ToolSet = ToolSet {
+    relay: true,
+    segments: false,
+    search_scope: ScopeParam::All,
+};
 
-fn reference_property() -> Value {
-    json!({"type": "string", "description": "An `internal://…` reference from a boxed tool result."})
-}
-
-fn tool(name: &str, description: &str, properties: Value, required: &[&str]) -> Value {
-    json!({
-        "name": name,
-        "description": description,
-        "inputSchema": {
-            "type": "object",
-            "properties": properties,
-            "required": required,
-            "additionalProperties": false
-        },
-        "annotations": {"readOnlyHint": true, "openWorldHint": false}
-    })
+/// The added tools, in the order they are listed. `ctx_evidence` stays `ctx mcp`'s
+/// alone: the proxy has never added it to a server's tools.
+pub fn local_tool_names() -> Vec<ToolName> {
+    tools::listed(PROXY_SET)
+        .into_iter()
+        .filter(|t| *t != ToolName::Evidence)
+        .collect()
 }
 
 /// The added tools' definitions (MCP `Tool` objects), under their canonical names.
 pub fn local_tools() -> Vec<Value> {
-    let r = reference_property();
-    vec![
-        tool(
-            "internal_resource_read",
-            "Read a boxed tool output (`internal://…`) whole, up to the relay's size cap. Prefer read_lines, grep or query for large values. Example: {\"opaque_reference\": \"internal://k7qmz2xw4ra5tn3b\"}",
-            json!({"opaque_reference": r}),
-            &["opaque_reference"],
-        ),
-        tool(
-            "internal_resource_read_slice",
-            "Characters [start_index, start_index+length) of a boxed value; a negative start_index counts from the end. Example: {\"opaque_reference\": \"internal://…\", \"start_index\": -2000, \"length\": 2000}",
-            json!({"opaque_reference": r, "start_index": {"type": "integer"}, "length": {"type": "integer", "minimum": 0}}),
-            &["opaque_reference", "start_index", "length"],
-        ),
-        tool(
-            "internal_resource_length",
-            "Size of a boxed value in chars, bytes, lines and estimated tokens. Example: {\"opaque_reference\": \"internal://…\"}",
-            json!({"opaque_reference": r}),
-            &["opaque_reference"],
-        ),
-        tool(
-            "internal_resource_read_lines",
-            "Lines [start_line, start_line+line_count) of a boxed value, zero-based; a negative start_line counts from the end. Example: {\"opaque_reference\": \"internal://…\", \"start_line\": 0, \"line_count\": 100}",
-            json!({"opaque_reference": r, "start_line": {"type": "integer"}, "line_count": {"type": "integer", "minimum": 0}}),
-            &["opaque_reference", "start_line", "line_count"],
-        ),
-        tool(
-            "internal_resource_grep",
-            "Lines of a boxed value matching a regex (Rust syntax), with `window` lines of context (default 2). Example: {\"opaque_reference\": \"internal://…\", \"pattern\": \"error|warn\", \"window\": 1}",
-            json!({"opaque_reference": r, "pattern": {"type": "string"}, "window": {"type": "integer", "minimum": 0}}),
-            &["opaque_reference", "pattern"],
-        ),
-        tool(
-            "internal_resource_query",
-            "Run a jq program on a boxed JSON value. Example: {\"opaque_reference\": \"internal://…\", \"jq\": \".entities | length\"}",
-            json!({"opaque_reference": r, "jq": {"type": "string"}}),
-            &["opaque_reference", "jq"],
-        ),
-        tool(
-            "ctx_search",
-            "Search the project's docs and the boxed tool outputs of this session (BM25). Returns chunk IDs with previews; then read the best with ctx_get. Example: {\"query\": \"how to configure the build\", \"k\": 5}",
-            json!({
-                "query": {"type": "string", "description": "Natural-language question or keywords."},
-                "k": {"type": "integer", "minimum": 1, "maximum": 50, "description": "Number of hits (default 6)."},
-                "doc": {"type": "string", "description": "Only documents whose path matches this glob, e.g. `docs/**`."},
-                "scope": {"enum": ["docs", "relay", "all"], "description": "Project docs, boxed outputs, or both (default)."}
-            }),
-            &["query"],
-        ),
-        tool(
-            "ctx_get",
-            "Chunks by ID (from ctx_search) within a token budget. Example: {\"ids\": [\"guide:a8f3c1d2e4\"], \"mode\": \"excerpt\", \"query\": \"build\"}",
-            json!({
-                "ids": {"type": "array", "items": {"type": "string"}, "minItems": 1},
-                "mode": {"enum": ["raw", "excerpt", "skeleton"], "description": "Whole chunks, trimmed around the query, or headings only (default raw)."},
-                "budget": {"type": "integer", "minimum": 1, "description": "Token budget for all returned text (default 1200)."},
-                "query": {"type": "string", "description": "Words to center excerpts on."}
-            }),
-            &["ids"],
-        ),
-    ]
+    local_tool_names()
+        .into_iter()
+        .map(|t| tools::render(&tools::definition(t, PROXY_SET), Format::Mcp))
+        .collect()
+}
+
+/// The schema the proxy checks a call to `tool` against: the listed one, refusing
+/// unknown fields as the argument structs do, so the repair message names them.
+pub fn checked_schema(tool: ToolName) -> Value {
+    let mut schema = Value::Object((*tools::definition(tool, PROXY_SET).input_schema).clone());
+    schema["additionalProperties"] = Value::Bool(false);
+    schema
 }
 
 /// Runs the added tool `name` (canonical) with `args`; `None` when `name` is not
 /// one of them. The answer is an MCP `CallToolResult` without era fields.
 pub fn call_local(name: &str, args: &Value, cx: &LocalContext) -> Option<Value> {
-    if !LOCAL_TOOL_NAMES.contains(&name) {
-        return None;
-    }
-    Some(match run(name, args, cx) {
+    let tool = ToolName::parse(name).filter(|t| local_tool_names().contains(t))?;
+    Some(match run(tool, args, cx) {
         Ok(blocks) => json!({"content": blocks, "isError": false}),
         Err(message) => error_result(&message),
     })
@@ -152,34 +97,33 @@ fn text(t: &str) -> Value {
     json!({"type": "text", "text": t})
 }
 
-fn run(name: &str, args: &Value, cx: &LocalContext) -> Result<Vec<Value>, String> {
-    match name {
-        "ctx_search" => return search(args, cx),
-        "ctx_get" => return get(args, cx),
-        _ => {}
-    }
-    let reference = string_arg(args, "opaque_reference")?;
-    let access = Access {
-        session: cx.session.clone(),
-        any_session: false,
-    };
-    let opened = store::open(&cx.seg, &reference, &access).map_err(|e| e.to_string())?;
-    let value = opened.value.as_str();
+/// The arguments of a call to `tool`, parsed as `ctx mcp` parses them.
+fn parse<T: DeserializeOwned>(tool: ToolName, args: &Value) -> Result<T, String> {
+    tools::parse_args(tool, PROXY_SET, args.clone())
+}
+
+fn run(tool: ToolName, args: &Value, cx: &LocalContext) -> Result<Vec<Value>, String> {
     let max_chars = cx.max_tokens.saturating_mul(4).max(1000);
-    match name {
-        "internal_resource_length" => {
-            let l = resolve::length(value);
+    match tool {
+        ToolName::Search => search(parse(tool, args)?, cx),
+        ToolName::Get => get(parse(tool, args)?, cx),
+        ToolName::Length => {
+            let RefParams { opaque_reference } = parse(tool, args)?;
+            let opened = open(cx, &opaque_reference)?;
+            let l = resolve::length(&opened.value);
             Ok(vec![text(&format!(
-                "{reference}: {} chars, {} bytes, {} lines, ~{} tokens ({})",
+                "{opaque_reference}: {} chars, {} bytes, {} lines, ~{} tokens ({})",
                 l.chars, l.bytes, l.lines, l.tokens, opened.row.media
             ))])
         }
-        "internal_resource_read" => {
-            let part = resolve::slice(value, 0, max_chars);
+        ToolName::Read => {
+            let RefParams { opaque_reference } = parse(tool, args)?;
+            let opened = open(cx, &opaque_reference)?;
+            let part = resolve::slice(&opened.value, 0, max_chars);
             let mut blocks = Vec::new();
             if part.range[1] < part.total {
                 blocks.push(text(&format!(
-                    "[{}; cut at the relay's cap of ~{} tokens. Continue with internal_resource_read_slice {{\"opaque_reference\": \"{reference}\", \"start_index\": {}, \"length\": {max_chars}}}, or use grep/query]",
+                    "[{}; cut at the relay's cap of ~{} tokens. Continue with internal_resource_read_slice {{\"opaque_reference\": \"{opaque_reference}\", \"start_index\": {}, \"length\": {max_chars}}}, or use grep/query]",
                     part.describe(),
                     cx.max_tokens,
                     part.range[1]
@@ -188,16 +132,16 @@ fn run(name: &str, args: &Value, cx: &LocalContext) -> Result<Vec<Value>, String
             blocks.push(text(part.text));
             Ok(blocks)
         }
-        "internal_resource_read_slice" => {
-            let start = int_arg(args, "start_index")?;
-            let length = usize_arg(args, "length")?;
-            let part = resolve::slice(value, start, length.min(max_chars));
-            Ok(part_blocks(&part, length > max_chars, cx.max_tokens))
+        ToolName::Slice => {
+            let p: SliceParams = parse(tool, args)?;
+            let opened = open(cx, &p.opaque_reference)?;
+            let part = resolve::slice(&opened.value, p.start_index, p.length.min(max_chars));
+            Ok(part_blocks(&part, p.length > max_chars, cx.max_tokens))
         }
-        "internal_resource_read_lines" => {
-            let start = int_arg(args, "start_line")?;
-            let count = usize_arg(args, "line_count")?;
-            let part = resolve::lines(value, start, count);
+        ToolName::Lines => {
+            let p: LinesParams = parse(tool, args)?;
+            let opened = open(cx, &p.opaque_reference)?;
+            let part = resolve::lines(&opened.value, p.start_line, p.line_count);
             if part.text.len() > max_chars {
                 // Too many lines for one answer: hand back a char slice of the
                 // same start instead, so the caller can continue by characters.
@@ -213,22 +157,15 @@ fn run(name: &str, args: &Value, cx: &LocalContext) -> Result<Vec<Value>, String
             }
             Ok(part_blocks(&part, false, cx.max_tokens))
         }
-        "internal_resource_grep" => {
-            let pattern = string_arg(args, "pattern")?;
-            let window = match args.get("window") {
-                None | Some(Value::Null) => 2,
-                Some(_) => usize_arg(args, "window")?,
-            };
-            let r = resolve::grep(
-                value,
-                &pattern,
-                &GrepOptions {
-                    window: window.min(20),
-                    ..GrepOptions::default()
-                },
-            )
-            .map_err(|e| e.to_string())?;
-            let mut out = format!("{}\n", r.header(Some(&reference)));
+        ToolName::Grep => {
+            let p: GrepParams = parse(tool, args)?;
+            let opened = open(cx, &p.opaque_reference)?;
+            let mut options = p.options();
+            // More context than this is a read, not a grep; the cap would cut it.
+            options.window = options.window.min(MAX_GREP_WINDOW);
+            let r =
+                resolve::grep(&opened.value, &p.pattern, &options).map_err(|e| e.to_string())?;
+            let mut out = format!("{}\n", r.header(Some(&p.opaque_reference)));
             for m in &r.matches {
                 out.push_str(&m.render());
                 if out.len() > max_chars {
@@ -238,26 +175,33 @@ fn run(name: &str, args: &Value, cx: &LocalContext) -> Result<Vec<Value>, String
             }
             Ok(vec![text(&out)])
         }
-        "internal_resource_query" => {
-            let jq = string_arg(args, "jq")?;
-            let r = resolve::query(
-                value,
-                &jq,
-                &QueryOptions {
-                    max_output_chars: max_chars.min(QueryOptions::default().max_output_chars),
-                    timeout: Duration::from_secs(10),
-                    ..QueryOptions::default()
-                },
-            )
-            .map_err(|e| e.to_string())?;
+        ToolName::Query => {
+            let p: QueryParams = parse(tool, args)?;
+            let opened = open(cx, &p.opaque_reference)?;
+            let defaults = p.options();
+            let options = QueryOptions {
+                max_output_chars: max_chars.min(defaults.max_output_chars),
+                timeout: Duration::from_secs(10),
+                ..defaults
+            };
+            let r = resolve::query(&opened.value, &p.jq, &options).map_err(|e| e.to_string())?;
             let mut out = r.outputs.join("\n");
             if r.truncated {
                 out.push_str("\n[output cut at the relay's cap; narrow the query]");
             }
             Ok(vec![text(&out)])
         }
-        _ => Err(format!("`{name}` is not a ctx relay tool")),
+        ToolName::Evidence => Err(format!("`{}` is not a ctx relay tool", tool.as_str())),
     }
+}
+
+/// The boxed value behind `reference`, if this session may read it.
+fn open(cx: &LocalContext, reference: &str) -> Result<Opened, String> {
+    let access = Access {
+        session: cx.session.clone(),
+        any_session: false,
+    };
+    store::open(&cx.seg, reference, &access).map_err(|e| e.to_string())
 }
 
 fn part_blocks(part: &resolve::Part<'_>, capped: bool, max_tokens: usize) -> Vec<Value> {
@@ -272,73 +216,25 @@ fn part_blocks(part: &resolve::Part<'_>, capped: bool, max_tokens: usize) -> Vec
     vec![text(&header), text(part.text)]
 }
 
-fn search(args: &Value, cx: &LocalContext) -> Result<Vec<Value>, String> {
-    let query = string_arg(args, "query")?;
-    let k = match args.get("k") {
-        None | Some(Value::Null) => 6,
-        Some(_) => usize_arg(args, "k")?.clamp(1, 50),
-    };
-    let scope = match args.get("scope").and_then(Value::as_str) {
-        None | Some("all") => Scope::All,
-        Some("docs") => Scope::Docs,
-        Some("relay") => Scope::Relay,
-        Some(other) => return Err(format!("unknown scope `{other}`; use docs, relay or all")),
-    };
+fn search(p: SearchParams, cx: &LocalContext) -> Result<Vec<Value>, String> {
     refresh(cx);
     let r = open_retriever(cx)?;
-    let opts = SearchOptions {
-        k,
-        doc_glob: args.get("doc").and_then(Value::as_str).map(str::to_string),
-        scope,
-        ..SearchOptions::default()
-    };
-    let result = r.search(&query, &opts).map_err(|e| e.to_string())?;
-    let mut out = crate::surface::mcp::call::render_search(&query, &result);
+    let result = r
+        .search(&p.query, &p.options_in(PROXY_SET))
+        .map_err(|e| e.to_string())?;
+    let mut out = crate::surface::mcp::call::render_search(&p.query, &result);
     if !result.hits.is_empty() {
         out.push_str("Read chunks with ctx_get {\"ids\": [\"…\"], \"mode\": \"excerpt\"}.\n");
     }
     Ok(vec![text(&out)])
 }
 
-fn get(args: &Value, cx: &LocalContext) -> Result<Vec<Value>, String> {
-    let ids: Vec<String> = match args.get("ids") {
-        Some(Value::Array(a)) => a
-            .iter()
-            .map(|v| v.as_str().map(str::to_string))
-            .collect::<Option<_>>()
-            .ok_or("`ids` must be an array of strings")?,
-        Some(Value::String(s)) => vec![s.clone()],
-        _ => return Err("`ids` is required: an array of chunk IDs from ctx_search".into()),
-    };
-    let mode = match args.get("mode").and_then(Value::as_str) {
-        None | Some("raw") => Mode::Raw,
-        Some("excerpt") => Mode::Excerpt,
-        Some("skeleton") => Mode::Skeleton,
-        Some(other) => {
-            return Err(format!(
-                "unknown mode `{other}`; use raw, excerpt or skeleton"
-            ));
-        }
-    };
-    let budget = match args.get("budget") {
-        None | Some(Value::Null) => crate::retrieve::DEFAULT_BUDGET,
-        Some(_) => usize_arg(args, "budget")?,
-    };
+fn get(p: GetParams, cx: &LocalContext) -> Result<Vec<Value>, String> {
     let r = open_retriever(cx)?;
-    let result = r
-        .get(
-            &ids,
-            &GetOptions {
-                mode,
-                budget: budget.min(cx.max_tokens.max(1)),
-                cap: cx.settings.max_budget,
-                query: args
-                    .get("query")
-                    .and_then(Value::as_str)
-                    .map(str::to_string),
-            },
-        )
-        .map_err(|e| e.to_string())?;
+    let mut options = p.options(cx.settings.max_budget);
+    // The answer must fit under the relay threshold too.
+    options.budget = options.budget.min(cx.max_tokens.max(1));
+    let result = r.get(&p.ids, &options).map_err(|e| e.to_string())?;
     let out = crate::surface::mcp::call::render_get(&result);
     Ok(vec![text(&out)])
 }
@@ -367,28 +263,4 @@ fn open_retriever(cx: &LocalContext) -> Result<Retriever, String> {
         ),
         other => other.to_string(),
     })
-}
-
-fn string_arg(args: &Value, key: &str) -> Result<String, String> {
-    match args.get(key) {
-        Some(Value::String(s)) => Ok(s.clone()),
-        Some(other) => Err(format!(
-            "`{key}` must be a string, received {}",
-            super::schema_check::json_type(other)
-        )),
-        None => Err(format!("`{key}` is required")),
-    }
-}
-
-fn int_arg(args: &Value, key: &str) -> Result<i64, String> {
-    args.get(key)
-        .and_then(Value::as_i64)
-        .ok_or_else(|| format!("`{key}` is required and must be an integer"))
-}
-
-fn usize_arg(args: &Value, key: &str) -> Result<usize, String> {
-    args.get(key)
-        .and_then(Value::as_u64)
-        .map(|n| usize::try_from(n).unwrap_or(usize::MAX))
-        .ok_or_else(|| format!("`{key}` must be a non-negative integer"))
 }

@@ -8,9 +8,10 @@ use serde_json::{Map, Value, json};
 
 use super::Event;
 use super::boxing;
-use super::local::{self, LOCAL_TOOL_NAMES};
+use super::local;
 use super::rewrite::{ChildTool, Method, Pending, Router, Shared, key_of, response, with_era};
 use crate::relay::store::{self, Access};
+use crate::surface::mcp::tools::ToolName;
 
 impl Router {
     pub(super) fn read_resource(&mut self, id: Value, uri: String, modern: bool) {
@@ -163,7 +164,7 @@ impl Router {
     pub(super) fn name_local_tools(&mut self) {
         self.local_names.clear();
         let mut names = HashMap::new();
-        for canonical in LOCAL_TOOL_NAMES {
+        for canonical in local::local_tool_names().into_iter().map(ToolName::as_str) {
             let mut exposed = canonical.to_string();
             while self.listing.contains(&exposed) {
                 exposed = format!("ctx_{exposed}");

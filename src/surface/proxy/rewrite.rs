@@ -38,7 +38,7 @@ use tokio::sync::mpsc::UnboundedSender;
 use tokio::task::AbortHandle;
 
 use super::boxing::BoxConfig;
-use super::local::{self, LOCAL_TOOL_NAMES, LocalContext};
+use super::local::{self, LocalContext};
 use super::schema_check::{self, Checker};
 use super::unbox;
 use super::{Event, Prepared};
@@ -152,12 +152,11 @@ impl Router {
         events: UnboundedSender<Event>,
         record: Option<std::fs::File>,
     ) -> Router {
-        let local_checkers = local::local_tools()
-            .iter()
+        let local_checkers = local::local_tool_names()
+            .into_iter()
             .filter_map(|t| {
-                let name = t.get("name").and_then(Value::as_str)?;
-                let canonical = LOCAL_TOOL_NAMES.iter().find(|n| **n == name)?;
-                Some((*canonical, Arc::new(Checker::new(t.get("inputSchema")?)?)))
+                let checker = Checker::new(&local::checked_schema(t))?;
+                Some((t.as_str(), Arc::new(checker)))
             })
             .collect();
         let mut router = Router {

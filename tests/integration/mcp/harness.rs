@@ -1,51 +1,11 @@
 //! Shared setup for the MCP tests: the installed clients, a served segment with
 //! boxed values, and a pyclient runner.
 
-use std::collections::HashMap;
-use std::io::Write;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
-use std::sync::OnceLock;
-
 use serde_json::{Value, json};
 
-use super::super::util::{Env, repo};
+use super::super::util::{Env, boxed, spawn_pyclient, test_tools};
 
-/// Paths from `.test-tools/paths.env`.
-pub(super) struct TestTools(HashMap<String, PathBuf>);
-
-impl TestTools {
-    pub(super) fn get(&self, key: &str) -> &Path {
-        self.0
-            .get(key)
-            .unwrap_or_else(|| panic!("{key} missing from .test-tools/paths.env"))
-    }
-}
-
-pub(super) fn test_tools() -> &'static TestTools {
-    static TOOLS: OnceLock<TestTools> = OnceLock::new();
-    TOOLS.get_or_init(|| {
-        let script = repo().join("scripts/setup-test-tools.sh");
-        let out = Command::new("bash")
-            .arg(&script)
-            .output()
-            .expect("run scripts/setup-test-tools.sh");
-        assert!(
-            out.status.success(),
-            "scripts/setup-test-tools.sh failed; the MCP tests need its clients and are never skipped\nstderr:\n{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        let env = std::fs::read_to_string(repo().join(".test-tools/paths.env"))
-            .expect("read .test-tools/paths.env");
-        TestTools(
-            env.lines()
-                .filter_map(|l| l.split_once('='))
-                .map(|(k, v)| (k.to_string(), PathBuf::from(v)))
-                .collect(),
-        )
-    })
-}
-
+/// The `ctx` binary's path, for server command lines.
 pub(super) fn ctx_bin() -> String {
     assert_cmd::cargo::cargo_bin("ctx")
         .to_string_lossy()
@@ -115,30 +75,15 @@ impl Served {
 }
 
 pub(super) fn box_value(env: &Env, value: &str, session: &str) -> String {
-    let mut child = Command::new(ctx_bin())
-        .args(["-s", &env.path().to_string_lossy(), "box", "--tool", "t"])
-        .args(["--threshold-chars", "10", "--session", session])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawn ctx box");
-    child
-        .stdin
-        .take()
-        .expect("stdin")
-        .write_all(value.as_bytes())
-        .expect("write");
-    let out = child.wait_with_output().expect("ctx box");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout)
-        .expect("utf8")
-        .trim()
-        .to_string()
+    let args = [
+        "--tool",
+        "t",
+        "--threshold-chars",
+        "10",
+        "--session",
+        session,
+    ];
+    boxed(env.path(), value, &args).trim().to_string()
 }
 
 pub(super) fn ids(hits: &Value) -> Vec<String> {
@@ -152,22 +97,9 @@ pub(super) fn ids(hits: &Value) -> Vec<String> {
 /// Runs a pyclient script (dumps only what the server sent) and returns its report.
 pub(super) fn pyclient(mode: &str, command: &[String], steps: Value) -> Value {
     let script = json!({"mode": mode, "command": command, "steps": steps, "exclude_unset": true, "timeout": 120});
-    let tools = test_tools();
-    let mut child = Command::new(tools.get("CTX_TT_PYTHON"))
-        .arg(tools.get("CTX_TT_PYCLIENT"))
-        .arg("-")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawn pyclient");
-    child
-        .stdin
-        .take()
-        .expect("stdin")
-        .write_all(script.to_string().as_bytes())
-        .expect("write script");
-    let out = child.wait_with_output().expect("pyclient");
+    let out = spawn_pyclient(&script)
+        .wait_with_output()
+        .expect("pyclient");
     assert!(
         out.status.success(),
         "pyclient {mode} failed: {:?}\nstdout: {}\nstderr: {}",

@@ -4,7 +4,8 @@ use std::process::Command;
 
 use serde_json::{Value, json};
 
-use super::harness::{ALL_TOOLS, Served, ids, test_tools, text};
+use super::harness::{ALL_TOOLS, Served, ids, text};
+use crate::util::test_tools;
 
 /// The Inspector CLI v2 (both eras) and v1 (legacy) list and call the tools and read resources.
 #[test]
@@ -12,7 +13,7 @@ fn inspector_clients() {
     let s = Served::new();
     let tools = test_tools();
     let inspector2 = |era: &str, args: &[&str]| -> (i32, Value) {
-        let out = Command::new(tools.get("CTX_TT_INSPECTOR2"))
+        let out = Command::new(tools.get("INSPECTOR2"))
             .args(["--cli", "--format", "json", "-q", "--protocol-era", era])
             .args(args)
             .arg("--")
@@ -106,8 +107,8 @@ fn inspector_clients() {
     let inspector1 = |args: &[&str]| -> Value {
         let command = s.command();
         let out = Command::new("node")
-            .current_dir(tools.get("CTX_TT_INSPECTOR1_CWD"))
-            .arg(tools.get("CTX_TT_INSPECTOR1"))
+            .current_dir(tools.get("INSPECTOR1_CWD"))
+            .arg(tools.get("INSPECTOR1"))
             .arg(&command[0])
             .args(args)
             .arg("--")

@@ -1,58 +1,16 @@
 //! Test harness for `ctx relay`: the installed MCP peers, a raw JSON-RPC driver
 //! over the proxy's real stdio pipes, and the Python SDK client runner.
 
-use std::collections::HashMap;
 use std::io::{BufRead, BufReader, Read, Write};
-use std::path::{Path, PathBuf};
-use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};
+use std::path::PathBuf;
+use std::process::{Child, ChildStdin, Command, ExitStatus};
 use std::sync::mpsc::{Receiver, RecvTimeoutError, channel};
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-use crate::util::{Env, repo};
-
-/// Paths of the real MCP clients and servers (`.test-tools/paths.env`).
-pub struct Tools(HashMap<String, String>);
-
-impl Tools {
-    /// The path under `CTX_TT_<key>`.
-    pub fn get(&self, key: &str) -> String {
-        self.0
-            .get(&format!("CTX_TT_{key}"))
-            .cloned()
-            .unwrap_or_else(|| panic!("CTX_TT_{key} missing from .test-tools/paths.env"))
-    }
-}
-
-/// Installs the test tools once per run (fast when already there). A missing tool
-/// fails the test: these tests never skip.
-pub fn tools() -> &'static Tools {
-    static TOOLS: OnceLock<Tools> = OnceLock::new();
-    TOOLS.get_or_init(|| {
-        let out = Command::new("bash")
-            .arg(repo().join("scripts/setup-test-tools.sh"))
-            .output()
-            .expect("run scripts/setup-test-tools.sh");
-        assert!(
-            out.status.success(),
-            "scripts/setup-test-tools.sh failed; the proxy tests need the real MCP peers:\n{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        let text = std::fs::read_to_string(repo().join(".test-tools/paths.env"))
-            .expect("read .test-tools/paths.env");
-        let map: HashMap<String, String> = text
-            .lines()
-            .filter_map(|l| l.split_once('='))
-            .map(|(k, v)| (k.to_string(), v.to_string()))
-            .collect();
-        for (k, v) in &map {
-            assert!(Path::new(v).exists(), "{k}={v} does not exist");
-        }
-        Tools(map)
-    })
-}
+use crate::util::{Env, repo, spawn_piped, spawn_pyclient};
 
 /// The stub server command (`fixtures/mcp/stub_server.py`).
 pub fn stub(extra: &[&str]) -> Vec<String> {
@@ -96,14 +54,11 @@ impl Relay {
             .args(opts)
             .arg("--")
             .args(server)
-            .env_remove("CTX_ROOT")
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped());
+            .env_remove("CTX_ROOT");
         for (k, v) in vars {
             cmd.env(k, v);
         }
-        let mut child = cmd.spawn().expect("spawn ctx relay");
+        let mut child = spawn_piped(&mut cmd);
         let stdout = child.stdout.take().expect("stdout");
         let (tx, lines) = channel();
         std::thread::spawn(move || {
@@ -298,22 +253,7 @@ pub fn cut(v: &Value) -> String {
 
 /// Runs `tests/mcp/pyclient.py` with `script`; returns its JSON document.
 pub fn pyclient(script: &Value) -> Value {
-    let t = tools();
-    let mut child = Command::new(t.get("PYTHON"))
-        .arg(t.get("PYCLIENT"))
-        .arg("-")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawn pyclient");
-    child
-        .stdin
-        .take()
-        .expect("stdin")
-        .write_all(script.to_string().as_bytes())
-        .expect("write script");
-    let out = child.wait_with_output().expect("pyclient");
+    let out = spawn_pyclient(script).wait_with_output().expect("pyclient");
     serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
         panic!(
             "pyclient printed no JSON ({e}), status {:?}\nstderr:\n{}",

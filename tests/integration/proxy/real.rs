@@ -7,8 +7,8 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
-use super::driver::{Relay, WAIT, cut, pyclient, reference_of, relay_argv, text_of, tools};
-use crate::util::Env;
+use super::driver::{Relay, WAIT, cut, pyclient, reference_of, relay_argv, text_of};
+use crate::util::{Env, test_tools};
 
 /// A 2 MB text file with multi-byte characters, tabs and CRLF lines.
 fn big_text() -> String {
@@ -34,13 +34,16 @@ fn step(out: &Value, i: usize) -> &Value {
 /// (in a second client session, same --session) writes a byte-identical file.
 #[test]
 fn filesystem_box_then_unbox_byte_identical() {
-    let t = tools();
+    let t = test_tools();
     let env = Env::empty();
     let data = env.path().join("data");
     std::fs::create_dir_all(&data).expect("mkdir");
     let original = big_text();
     std::fs::write(data.join("big.txt"), &original).expect("write");
-    let server = vec![t.get("FS_SERVER"), data.display().to_string()];
+    let server = vec![
+        t.get("FS_SERVER").display().to_string(),
+        data.display().to_string(),
+    ];
     let argv = relay_argv(&env, &["--session", "fs1"], &server);
     let out = pyclient(&json!({
         "mode": "auto", "command": argv,
@@ -88,14 +91,18 @@ fn filesystem_box_then_unbox_byte_identical() {
 /// server-memory: a large read_graph is boxed as JSON, and a jq query on it works.
 #[test]
 fn memory_graph_boxed_and_queried() {
-    let t = tools();
+    let t = test_tools();
     let env = Env::empty();
     let memory = env.path().join("memory.jsonl").display().to_string();
     let entities: Vec<Value> = (0..1500)
         .map(|i| json!({"name": format!("entity-{i}"), "entityType": "thing",
             "observations": [format!("observation {i} about a fairly long subject {}", "z".repeat(i % 50))]}))
         .collect();
-    let argv = relay_argv(&env, &["--session", "mem"], &[t.get("MEMORY_SERVER")]);
+    let argv = relay_argv(
+        &env,
+        &["--session", "mem"],
+        &[t.get("MEMORY_SERVER").display().to_string()],
+    );
     let out = pyclient(&json!({
         "mode": "legacy", "command": argv, "env": {"MEMORY_FILE_PATH": memory},
         "steps": [
@@ -149,7 +156,7 @@ fn git(dir: &std::path::Path, args: &[&str]) {
 /// (resultType present on the wire) and in the legacy era.
 #[test]
 fn git_show_boxed_in_both_eras() {
-    let t = tools();
+    let t = test_tools();
     let env = Env::empty();
     let repo = env.path().join("repo");
     std::fs::create_dir_all(&repo).expect("mkdir");
@@ -157,7 +164,7 @@ fn git_show_boxed_in_both_eras() {
     std::fs::write(repo.join("big.txt"), big_text()).expect("write");
     git(&repo, &["add", "big.txt"]);
     git(&repo, &["commit", "-q", "-m", "big"]);
-    let argv = relay_argv(&env, &[], &[t.get("GIT_SERVER")]);
+    let argv = relay_argv(&env, &[], &[t.get("GIT_SERVER").display().to_string()]);
     for mode in ["2026-07-28", "legacy"] {
         let out = pyclient(&json!({
             "mode": mode, "command": argv, "exclude_unset": true,
@@ -188,9 +195,14 @@ fn git_show_boxed_in_both_eras() {
 /// proxy's schema check answers a bad get-sum precisely.
 #[test]
 fn everything_progress_cancel_links_structured_errors() {
-    let t = tools();
+    let t = test_tools();
     let env = Env::empty();
-    let mut r = Relay::start(&env, &[], &[t.get("EVERYTHING_SERVER")], &[]);
+    let mut r = Relay::start(
+        &env,
+        &[],
+        &[t.get("EVERYTHING_SERVER").display().to_string()],
+        &[],
+    );
     r.initialize();
     let list = r.request("tools/list", json!({}));
     let tools = list["result"]["tools"].as_array().expect("tools");
@@ -266,9 +278,13 @@ fn everything_progress_cancel_links_structured_errors() {
 /// the added ones, gets progress, and a validation error as a result.
 #[test]
 fn python_sdk_legacy_and_auto() {
-    let t = tools();
+    let t = test_tools();
     let env = Env::empty();
-    let argv = relay_argv(&env, &[], &[t.get("EVERYTHING_SERVER")]);
+    let argv = relay_argv(
+        &env,
+        &[],
+        &[t.get("EVERYTHING_SERVER").display().to_string()],
+    );
     for mode in ["legacy", "auto"] {
         let out = pyclient(&json!({
             "mode": mode, "command": argv,
@@ -314,13 +330,20 @@ fn python_sdk_legacy_and_auto() {
 /// Inspector v1 (TS SDK 1.x) and v2 (dual-era) list and call through the relay.
 #[test]
 fn inspector_clients() {
-    let t = tools();
+    let t = test_tools();
     let env = Env::empty();
     let data = env.path().join("data");
     std::fs::create_dir_all(&data).expect("mkdir");
     std::fs::write(data.join("big.txt"), big_text()).expect("write");
     let big = data.join("big.txt").display().to_string();
-    let argv = relay_argv(&env, &[], &[t.get("FS_SERVER"), data.display().to_string()]);
+    let argv = relay_argv(
+        &env,
+        &[],
+        &[
+            t.get("FS_SERVER").display().to_string(),
+            data.display().to_string(),
+        ],
+    );
 
     // v1: the target command before its options, the rest after its `--`.
     let out = Command::new("node")
