@@ -518,15 +518,19 @@ fn split_block(text: &str, s: usize, e: usize, block: &Block, max: usize) -> Vec
     };
     let mut bounds = vec![s];
     let mut acc = 0usize;
+    // Likewise leading blank lines: a part is closed only once it holds text.
+    let mut has_text = false;
     let mut at = s;
     while at < e {
         let end = line_end(text, at).min(e);
         let cost = tokens::estimate(&text[at..end]);
-        if acc > 0 && acc + cost > budget && at < last_line {
+        if has_text && acc + cost > budget && at < last_line {
             bounds.push(at);
             acc = 0;
+            has_text = false;
         }
         acc += cost;
+        has_text |= !text[at..end].trim().is_empty();
         at = end;
     }
     bounds.push(e);

@@ -121,3 +121,21 @@ fn crlf_fence_split_balanced() {
         assert_eq!(fences % 2, 0, "part {:?}: {:?}", ch.part, ch.text);
     }
 }
+
+/// A blank line before an oversized paragraph is not a part of its own (found
+/// by the chunk property test).
+#[test]
+fn leading_blank_line_is_not_a_part() {
+    let text = "\na .aA0,0AA a0A0.a.0AAA0, aA A0,a0,.a  ,A,a0AAA,a0 a0a,0 a,0a.AA,AA,AAA 0aAAA,,,A,.A.A  aA,,aAaAA,..A\n.\n";
+    let out = chunk_markdown(
+        "gen/doc.md",
+        text,
+        &ChunkOptions {
+            max_chunk_tokens: 40,
+        },
+    );
+    assert_tiles(text, &out.chunks);
+    for c in &out.chunks {
+        assert!(!c.text.trim().is_empty(), "empty chunk {c:?}");
+    }
+}
