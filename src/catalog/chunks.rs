@@ -30,6 +30,20 @@ struct Extra {
     lang: Option<String>,
 }
 
+/// A chunk's metadata as stored, borrowed from the row.
+pub struct RawMeta<'a> {
+    /// Stable ID.
+    pub id: &'a str,
+    /// Document path.
+    pub doc: &'a str,
+    /// Heading path as a JSON array.
+    pub title_path_json: &'a str,
+    /// Token estimate.
+    pub token_est: usize,
+    /// Build generation that wrote the chunk.
+    pub gen_: u64,
+}
+
 /// A chunk row before its page is read.
 struct Stored {
     chunk: Chunk,
@@ -99,6 +113,38 @@ impl Catalog {
             "SELECT id, doc, title_path, token_est, gen FROM chunks WHERE scope = ?1 ORDER BY doc, ordinal",
             params![scope],
         )
+    }
+
+    /// Calls `f` with the metadata of every chunk in `scope`, in document
+    /// order, leaving title paths as the stored JSON (the pack copies them).
+    pub fn for_each_meta_raw(
+        &self,
+        scope: &str,
+        mut f: impl FnMut(RawMeta<'_>) -> Result<()>,
+    ) -> Result<()> {
+        let mut stmt = self
+            .conn
+            .prepare(
+                "SELECT id, doc, title_path, token_est, gen FROM chunks WHERE scope = ?1 ORDER BY doc, ordinal",
+            )
+            .map_err(|e| self.err(e))?;
+        let mut rows = stmt.query([scope]).map_err(|e| self.err(e))?;
+        while let Some(r) = rows.next().map_err(|e| self.err(e))? {
+            let text = |i: usize| -> Result<&str> {
+                r.get_ref(i)
+                    .and_then(|v| Ok(v.as_str()?))
+                    .map_err(|e| self.err(e))
+            };
+            let int = |i: usize| -> Result<i64> { r.get(i).map_err(|e| self.err(e)) };
+            f(RawMeta {
+                id: text(0)?,
+                doc: text(1)?,
+                title_path_json: text(2)?,
+                token_est: int(3)? as usize,
+                gen_: int(4)? as u64,
+            })?;
+        }
+        Ok(())
     }
 
     fn metas(&self, sql: &str, p: impl rusqlite::Params) -> Result<Vec<ChunkMeta>> {

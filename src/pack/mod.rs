@@ -165,32 +165,68 @@ pub fn rfc3339(ns: i64) -> String {
 /// Token budget of the digest.
 pub const DIGEST_BUDGET: usize = 400;
 
+/// Top headings listed per document in the digest.
+const DIGEST_TOPS: usize = 4;
+
+/// What the digest says about one document.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct DocDigest {
+    /// Chunks.
+    pub chunks: usize,
+    /// Sum of their token estimates.
+    pub tokens: usize,
+    /// Its first distinct top headings.
+    pub tops: Vec<String>,
+}
+
+impl DocDigest {
+    /// Whether another top heading would still be listed (callers skip
+    /// reading title paths once it would not).
+    pub fn wants_top(&self) -> bool {
+        self.tops.len() < DIGEST_TOPS
+    }
+
+    /// Counts one chunk with heading path `title_path`, if it was read.
+    pub fn add(&mut self, token_est: usize, title_path: Option<&[String]>) {
+        self.chunks += 1;
+        self.tokens += token_est;
+        let top = title_path
+            .and_then(|t| t.get(1).or_else(|| t.first()))
+            .map(String::as_str)
+            .unwrap_or("");
+        if !top.is_empty() && self.wants_top() && !self.tops.iter().any(|t| t == top) {
+            self.tops.push(top.to_string());
+        }
+    }
+}
+
 /// A short deterministic overview: counts, then each document with its top
 /// headings, cut to [`DIGEST_BUDGET`] tokens.
 pub fn digest_of(segment: &str, files: usize, index: &[IndexEntry]) -> String {
-    let mut per_doc: BTreeMap<&str, (usize, usize, Vec<&str>)> = BTreeMap::new();
+    let mut per_doc: BTreeMap<String, DocDigest> = BTreeMap::new();
     for c in index {
-        let e = per_doc.entry(&c.doc).or_default();
-        e.0 += 1;
-        e.1 += c.token_est;
-        let top = c
-            .title_path
-            .get(1)
-            .or_else(|| c.title_path.first())
-            .map(String::as_str)
-            .unwrap_or("");
-        if !top.is_empty() && !e.2.contains(&top) && e.2.len() < 4 {
-            e.2.push(top);
-        }
+        per_doc
+            .entry(c.doc.clone())
+            .or_default()
+            .add(c.token_est, Some(&c.title_path));
     }
-    let total_tokens: usize = index.iter().map(|c| c.token_est).sum();
-    let mut out = format!(
-        "{segment}: {files} documents, {} chunks, ~{total_tokens} tokens.\n",
-        index.len()
-    );
+    digest_from(segment, files, &per_doc)
+}
+
+/// [`digest_of`] from per-document summaries.
+pub fn digest_from(segment: &str, files: usize, per_doc: &BTreeMap<String, DocDigest>) -> String {
+    let chunks: usize = per_doc.values().map(|d| d.chunks).sum();
+    let total_tokens: usize = per_doc.values().map(|d| d.tokens).sum();
+    let mut out =
+        format!("{segment}: {files} documents, {chunks} chunks, ~{total_tokens} tokens.\n");
     let mut shown = 0;
-    for (doc, (n, toks, tops)) in &per_doc {
-        let line = format!("- {doc} ({n} chunks, ~{toks} tok): {}\n", tops.join("; "));
+    for (doc, d) in per_doc {
+        let line = format!(
+            "- {doc} ({} chunks, ~{} tok): {}\n",
+            d.chunks,
+            d.tokens,
+            d.tops.join("; ")
+        );
         if tokens::estimate(&out) + tokens::estimate(&line) > DIGEST_BUDGET {
             break;
         }

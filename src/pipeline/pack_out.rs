@@ -6,7 +6,7 @@
 //! that pack, so a one-file change costs one document's serialization, not
 //! the whole corpus's.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::fs::File;
 use std::io::{BufWriter, Read, Seek, SeekFrom, Write};
 
@@ -16,7 +16,7 @@ use super::now_ns;
 use crate::catalog::{Catalog, PackSpan};
 use crate::config::Settings;
 use crate::error::{Error, Result};
-use crate::pack::{self, store};
+use crate::pack::{self, DocDigest, store};
 use crate::segment::Segment;
 
 #[derive(Serialize)]
@@ -28,7 +28,6 @@ struct Header<'a> {
     source_files: Vec<pack::SourceFile>,
     chunking: pack::Chunking,
     digest: String,
-    index: Vec<pack::IndexEntry>,
 }
 
 /// Counts the bytes written through it, so spans can be recorded.
@@ -207,6 +206,10 @@ pub(super) fn write_pack(
 
 /// The pack's metadata (everything before the chunks), and each document with
 /// the generation of its chunks, in pack order.
+///
+/// The index is written straight from the catalog rows: title paths are
+/// stored as the JSON the pack wants, and are parsed only while the digest
+/// still collects a document's top headings.
 fn header(
     seg: &Segment,
     settings: &Settings,
@@ -224,24 +227,45 @@ fn header(
             bytes: r.size,
         })
         .collect();
-    let metas = catalog.chunk_metas("docs")?;
+    let mut index = Vec::with_capacity(1 << 20);
     let mut docs: Vec<(String, u64)> = Vec::new();
-    for m in &metas {
+    let mut per_doc: BTreeMap<String, DocDigest> = BTreeMap::new();
+    let mut current = DocDigest::default();
+    let bad = |e: serde_json::Error| Error::Invalid(format!("cannot encode the pack index: {e}"));
+    catalog.for_each_meta_raw("docs", |m| {
         match docs.last_mut() {
-            Some((doc, gen_)) if *doc == m.doc => *gen_ = (*gen_).max(m.gen_),
-            _ => docs.push((m.doc.clone(), m.gen_)),
+            Some((doc, gen_)) if doc == m.doc => *gen_ = (*gen_).max(m.gen_),
+            last => {
+                if let Some((doc, _)) = last {
+                    per_doc.insert(doc.clone(), std::mem::take(&mut current));
+                }
+                docs.push((m.doc.to_string(), m.gen_));
+            }
         }
+        if current.wants_top() {
+            let tp: Vec<String> = serde_json::from_str(m.title_path_json).map_err(bad)?;
+            current.add(m.token_est, Some(&tp));
+        } else {
+            current.add(m.token_est, None);
+        }
+        index.push(if index.is_empty() { b'[' } else { b',' });
+        index.extend_from_slice(b"{\"id\":");
+        serde_json::to_writer(&mut index, m.id).map_err(bad)?;
+        index.extend_from_slice(b",\"doc\":");
+        serde_json::to_writer(&mut index, m.doc).map_err(bad)?;
+        index.extend_from_slice(b",\"title_path\":");
+        index.extend_from_slice(m.title_path_json.as_bytes());
+        index.extend_from_slice(format!(",\"token_est\":{}}}", m.token_est).as_bytes());
+        Ok(())
+    })?;
+    if let Some((doc, _)) = docs.last() {
+        per_doc.insert(doc.clone(), current);
     }
-    let index: Vec<pack::IndexEntry> = metas
-        .into_iter()
-        .map(|m| pack::IndexEntry {
-            id: m.id,
-            doc: m.doc,
-            title_path: m.title_path,
-            token_est: m.token_est,
-        })
-        .collect();
-    let digest = pack::digest_of(&seg.name, source_files.len(), &index);
+    if index.is_empty() {
+        index.push(b'[');
+    }
+    index.push(b']');
+    let digest = pack::digest_from(&seg.name, source_files.len(), &per_doc);
     let header = Header {
         schema_version: pack::SCHEMA_VERSION,
         created_at: pack::rfc3339(now_ns() / 1_000_000_000 * 1_000_000_000),
@@ -253,8 +277,12 @@ fn header(
             max_chunk_tokens: settings.max_chunk_tokens,
         },
         digest,
-        index,
     };
-    let head = serde_json::to_string(&header).map_err(|e| Error::Invalid(e.to_string()))?;
+    let mut head = serde_json::to_string(&header).map_err(bad)?;
+    // `head` ends with `}`: the index goes last, as the schema lists it.
+    head.pop();
+    head.push_str(",\"index\":");
+    head.push_str(std::str::from_utf8(&index).map_err(|e| Error::Invalid(e.to_string()))?);
+    head.push('}');
     Ok((head, docs))
 }
