@@ -18,8 +18,8 @@ pub const PLAIN: &str = "ctx_plain";
 /// Tokens of this many bytes or more are dropped (hashes, base64, minified runs).
 const MAX_TOKEN_BYTES: usize = 48;
 
-/// Stems remembered per analyzer before the cache starts over.
-const STEM_CACHE: usize = 1 << 16;
+/// Words remembered per analyzer before the cache starts over.
+const TERM_CACHE: usize = 1 << 16;
 
 /// Lucene's English stop words (the list tantivy's `StopWordFilter` uses).
 fn is_stop_word(w: &str) -> bool {
@@ -64,15 +64,14 @@ fn is_stop_word(w: &str) -> bool {
 /// dropped, lowercased, stop words removed and, for [`STEMMED`], English stems.
 ///
 /// Indexing spends most of its time here, so tokens reuse their buffers and
-/// stems are cached: a corpus repeats a few thousand words millions of times.
+/// terms are cached per word: a corpus repeats a few thousand words millions of times.
 #[derive(Clone)]
 pub struct Analyzer {
     stem: bool,
     tokens: Vec<Token>,
     len: usize,
-    lower: String,
     parts: Vec<(usize, usize)>,
-    stems: FxHashMap<String, String>,
+    terms: FxHashMap<String, Option<String>>,
 }
 
 impl Analyzer {
@@ -81,9 +80,8 @@ impl Analyzer {
             stem,
             tokens: Vec::new(),
             len: 0,
-            lower: String::new(),
             parts: Vec::new(),
-            stems: FxHashMap::default(),
+            terms: FxHashMap::default(),
         }
     }
 
@@ -92,41 +90,55 @@ impl Analyzer {
         if raw.len() >= MAX_TOKEN_BYTES {
             return;
         }
-        self.lower.clear();
-        if raw.is_ascii() {
-            self.lower.push_str(raw);
-            self.lower.make_ascii_lowercase();
-        } else {
-            self.lower.extend(raw.chars().flat_map(char::to_lowercase));
-        }
-        if is_stop_word(&self.lower) {
+        // Keyed by the word as written, so a hit skips lowercasing, the stop
+        // list and the stemmer; `None` remembers a stop word.
+        if let Some(term) = self.terms.get(raw) {
+            if let Some(term) = term {
+                push(
+                    &mut self.tokens,
+                    &mut self.len,
+                    term,
+                    from,
+                    raw.len(),
+                    position,
+                );
+            }
             return;
         }
-        if self.len == self.tokens.len() {
-            self.tokens.push(Token::default());
+        let term = self.analyze_word(raw, stemmer);
+        if let Some(t) = &term {
+            push(
+                &mut self.tokens,
+                &mut self.len,
+                t,
+                from,
+                raw.len(),
+                position,
+            );
         }
-        let token = &mut self.tokens[self.len];
-        token.text.clear();
-        if !self.stem {
-            token.text.push_str(&self.lower);
-        } else if let Some(stemmed) = self.stems.get(self.lower.as_str()) {
-            token.text.push_str(stemmed);
+        if self.terms.len() >= TERM_CACHE {
+            self.terms.clear();
+        }
+        self.terms.insert(raw.to_string(), term);
+    }
+
+    /// The term `raw` becomes, or `None` for a stop word.
+    fn analyze_word(&self, raw: &str, stemmer: &frostem::Stemmer) -> Option<String> {
+        let lower = if raw.is_ascii() {
+            raw.to_ascii_lowercase()
         } else {
-            let stemmed = match stemmer.stem(&self.lower) {
-                Cow::Borrowed(s) => s.to_string(),
-                Cow::Owned(s) => s,
-            };
-            token.text.push_str(&stemmed);
-            if self.stems.len() >= STEM_CACHE {
-                self.stems.clear();
-            }
-            self.stems.insert(self.lower.clone(), stemmed);
+            raw.chars().flat_map(char::to_lowercase).collect()
+        };
+        if is_stop_word(&lower) {
+            return None;
         }
-        token.offset_from = from;
-        token.offset_to = from + raw.len();
-        token.position = position;
-        token.position_length = 1;
-        self.len += 1;
+        if !self.stem {
+            return Some(lower);
+        }
+        Some(match stemmer.stem(&lower) {
+            Cow::Borrowed(s) => s.to_string(),
+            Cow::Owned(s) => s,
+        })
     }
 
     /// Emits the parts of `word` (at byte `start` of the text) and then the
@@ -174,6 +186,28 @@ impl Tokenizer for Analyzer {
             next: 0,
         }
     }
+}
+
+/// Writes the next token, reusing the buffers of earlier texts.
+fn push(
+    tokens: &mut Vec<Token>,
+    len: &mut usize,
+    text: &str,
+    from: usize,
+    raw_len: usize,
+    position: usize,
+) {
+    if *len == tokens.len() {
+        tokens.push(Token::default());
+    }
+    let token = &mut tokens[*len];
+    token.text.clear();
+    token.text.push_str(text);
+    token.offset_from = from;
+    token.offset_to = from + raw_len;
+    token.position = position;
+    token.position_length = 1;
+    *len += 1;
 }
 
 /// Token stream over a prepared slice.
@@ -367,7 +401,7 @@ mod tests {
             let mut fast = if stem { stemmed() } else { plain() };
             let mut slow = chain(stem);
             for t in &texts {
-                // Twice: the second pass is served from the stem cache.
+                // Twice: the second pass is served from the term cache.
                 for _ in 0..2 {
                     assert_eq!(analyze(&mut fast, t), analyze(&mut slow, t));
                 }
