@@ -229,7 +229,10 @@ impl IndexReader {
             let postings = inverted
                 .read_postings(&term, IndexRecordOption::Basic)
                 .map_err(|e| index_err(&self.dir, e))?;
-            out.push(postings.is_some_and(|mut p| p.seek(addr.doc_id) == addr.doc_id));
+            // `seek` must not go backwards (tantivy asserts it in debug
+            // builds): a list that starts past the document lacks it.
+            let t = addr.doc_id;
+            out.push(postings.is_some_and(|mut p| p.doc() <= t && p.seek(t) == t));
         }
         Ok(out)
     }
