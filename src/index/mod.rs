@@ -3,6 +3,7 @@
 //! with its whole text for document-level scores. Derived from the catalog;
 //! safe to delete.
 
+pub mod abbrev;
 pub mod reader;
 pub mod signals;
 pub mod tokenizer;

@@ -13,7 +13,7 @@ use serde::Serialize;
 use super::Retriever;
 use crate::chunk::{Chunk, ChunkKind};
 use crate::error::{Error, Result};
-use crate::index::{Filter, tokenizer};
+use crate::index::{Filter, abbrev, tokenizer};
 
 /// Which chunks a search looks at.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Default)]
@@ -262,19 +262,31 @@ impl Retriever {
         let mut analyzer = tokenizer::stemmed();
         let mut seen: HashSet<&str> = HashSet::new();
         let mut best: f32 = 0.0;
+        // The terms and their abbreviations' other spellings, as search matched them.
+        let mut spellings: Vec<String> = terms.to_vec();
+        for v in terms.iter().flat_map(|t| abbrev::variants(t)) {
+            if !spellings.contains(&v.stem) {
+                spellings.push(v.stem.clone());
+            }
+        }
         for doc in docs {
             if !seen.insert(doc) {
                 continue;
             }
             let path: HashSet<String> =
                 tokenizer::analyze(&mut analyzer, doc).into_iter().collect();
-            let present = self.reader.terms_in_doc(doc, terms)?;
+            let present = self.reader.terms_in_doc(doc, &spellings)?;
+            let found: HashSet<&str> = spellings
+                .iter()
+                .zip(&present)
+                .filter(|(t, p)| **p || path.contains(*t))
+                .map(|(t, _)| t.as_str())
+                .collect();
             let got: f32 = terms
                 .iter()
                 .zip(&idf)
-                .zip(&present)
-                .filter(|((t, _), p)| **p || path.contains(*t))
-                .map(|((_, w), _)| w)
+                .filter(|(t, _)| has_term(t, |s| found.contains(s)))
+                .map(|(_, w)| w)
                 .sum();
             best = best.max(got / total);
         }
@@ -320,13 +332,20 @@ impl Retriever {
             let got: f32 = terms
                 .iter()
                 .zip(&idf)
-                .filter(|(t, _)| words.contains(*t))
+                .filter(|(t, _)| has_term(t, |s| words.contains(s)))
                 .map(|(_, w)| w)
                 .sum();
             best = best.max(got / total);
         }
         best
     }
+}
+
+/// Whether stemmed `term`, or another spelling of it (`dir` for `directori`),
+/// is among the words for which `has` holds: search matches either, so a chunk
+/// that says `dir` covers "directory".
+fn has_term(term: &str, has: impl Fn(&str) -> bool) -> bool {
+    has(term) || abbrev::variants(term).iter().any(|v| has(&v.stem))
 }
 
 /// About `width` characters of `text` around the densest cluster of query terms.

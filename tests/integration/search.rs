@@ -317,3 +317,28 @@ fn code_abstention_uses_the_file() {
     ]);
     assert_eq!(absent["no_evidence"], true, "{absent}");
 }
+
+/// A question's word finds code that only uses its abbreviation ("directory"
+/// → `dir`), ahead of code that shares the question's other words.
+#[test]
+fn abbreviations_match_their_words() {
+    let env = Env::empty();
+    env.write(
+        "src/fs.rs",
+        r#"fn read_dir_entries(dir: &Path) -> Vec<Entry> {
+    fs::read_dir(dir).into_iter().flatten().collect()
+}
+
+fn log_entries(entries: &[Entry]) {
+    for entry in entries {
+        println!("entry {entry:?} of {} entries", entries.len());
+    }
+}
+"#,
+    );
+    env.ctx(&["build"]).assert().success();
+    let r = env.json(&["search", "--no-build", "entries of a directory"]);
+    let hits = r["hits"].as_array().unwrap();
+    assert!(!hits.is_empty(), "{r}");
+    assert_eq!(hits[0]["symbol"], "read_dir_entries", "{r}");
+}

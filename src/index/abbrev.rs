@@ -1,0 +1,218 @@
+//! Programmer abbreviations, expanded at query time.
+//!
+//! Code names things `dir`, `cfg`, `buf`; a question says "directory",
+//! "configuration", "buffer" (and the other way round). BM25 matches words, so
+//! the two never meet. Each group below lists spellings of one word that code
+//! and prose use interchangeably; a query word in a group also searches for the
+//! group's other spellings, with less weight than the word itself.
+//!
+//! The table is general programming vocabulary, not any corpus's: each entry is
+//! an abbreviation common across languages and code bases. Ambiguous short forms
+//! (`def`: define or default, `res`: result, resource or response, `term`: word
+//! or terminal) are left out, since a wrong expansion costs more than a missed
+//! one.
+
+use std::collections::HashMap;
+use std::sync::OnceLock;
+
+use super::tokenizer;
+
+/// Groups of interchangeable spellings. Every spelling's stem belongs to one
+/// group only (checked by a test).
+const GROUPS: &[&[&str]] = &[
+    &["dir", "directory"],
+    &["cfg", "conf", "config", "configuration"],
+    &["init", "initialize", "initialization"],
+    &["len", "length"],
+    &["num", "number"],
+    &["str", "string"],
+    &["buf", "buffer"],
+    &["idx", "index"],
+    &["msg", "message"],
+    &["err", "error"],
+    &["env", "environment"],
+    &["arg", "argument"],
+    &["param", "parameter"],
+    &["repo", "repository"],
+    &["fn", "func", "function"],
+    &["ptr", "pointer"],
+    &["ref", "reference"],
+    &["val", "value"],
+    &["var", "variable"],
+    &["max", "maximum"],
+    &["min", "minimum"],
+    &["tmp", "temp", "temporary"],
+    &["src", "source"],
+    &["dst", "dest", "destination"],
+    &["opt", "option"],
+    &["iter", "iterator"],
+    &["alloc", "allocate", "allocation"],
+    &["impl", "implementation"],
+    &["spec", "specification"],
+    &["sep", "separator"],
+    &["pos", "position"],
+    &["prev", "previous"],
+    &["cur", "curr", "current"],
+    &["attr", "attribute"],
+    &["ident", "identifier"],
+    &["db", "database"],
+    &["doc", "document"],
+    &["info", "information"],
+    &["lib", "library"],
+    &["pkg", "package"],
+    &["req", "request"],
+    &["resp", "response"],
+    &["ctx", "context"],
+    &["cmd", "command"],
+    &["desc", "description"],
+    &["elem", "element"],
+    &["expr", "expression"],
+    &["fmt", "format"],
+    &["addr", "address"],
+    &["conn", "connection"],
+    &["col", "column"],
+    &["char", "chr", "character"],
+    &["cnt", "count"],
+    &["calc", "calculate"],
+    &["cmp", "compare", "comparison"],
+    &["dep", "dependency"],
+    &["ext", "extension"],
+    &["hdr", "header"],
+    &["lang", "language"],
+    &["mem", "memory"],
+    &["mgr", "manager"],
+    &["obj", "object"],
+    &["proc", "process"],
+    &["prop", "property"],
+    &["recv", "receive"],
+    &["sys", "system"],
+    &["util", "utility"],
+    &["abs", "absolute"],
+    &["rel", "relative"],
+    &["seq", "sequence"],
+    &["stmt", "statement"],
+    &["tbl", "table"],
+    &["tok", "token"],
+    &["txt", "text"],
+    &["usr", "user"],
+    &["ver", "version"],
+    &["auth", "authentication"],
+    &["sync", "synchronize", "synchronous"],
+    &["async", "asynchronous"],
+    &["del", "delete"],
+    &["dup", "duplicate"],
+    &["gen", "generate"],
+    &["mut", "mutable"],
+    &["perm", "permission"],
+    &["exe", "executable"],
+    &["dbg", "debug"],
+];
+
+/// One spelling of a group: its stem (for stemmed fields) and its lowercase
+/// form (for identifier and path fields).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Variant {
+    /// Stemmed form.
+    pub stem: String,
+    /// Unstemmed, lowercase form.
+    pub plain: String,
+}
+
+struct Table {
+    /// Every spelling of each group.
+    groups: Vec<Vec<Variant>>,
+    /// Group of each spelling's stem.
+    by_stem: HashMap<String, usize>,
+}
+
+fn table() -> &'static Table {
+    static TABLE: OnceLock<Table> = OnceLock::new();
+    TABLE.get_or_init(|| {
+        let mut analyzer = tokenizer::stemmed();
+        let mut groups = Vec::with_capacity(GROUPS.len());
+        let mut by_stem = HashMap::new();
+        for (g, words) in GROUPS.iter().enumerate() {
+            let mut variants = Vec::with_capacity(words.len());
+            for w in *words {
+                // Every entry is one lowercase, non-stop word: one token.
+                let Some(stem) = tokenizer::analyze(&mut analyzer, w).into_iter().next() else {
+                    continue;
+                };
+                by_stem.entry(stem.clone()).or_insert(g);
+                if !variants.iter().any(|v: &Variant| v.stem == stem) {
+                    variants.push(Variant {
+                        stem,
+                        plain: (*w).to_string(),
+                    });
+                }
+            }
+            groups.push(variants);
+        }
+        Table { groups, by_stem }
+    })
+}
+
+/// Every spelling in the group of the stemmed `term` (empty when it has none).
+pub fn variants(term: &str) -> &'static [Variant] {
+    let t = table();
+    t.by_stem.get(term).map_or(&[], |&g| t.groups[g].as_slice())
+}
+
+/// The other spellings of the stemmed query `terms`, each once, leaving out
+/// spellings the query already has.
+pub fn expand(terms: &[String]) -> Vec<Variant> {
+    let t = table();
+    let mut out: Vec<Variant> = Vec::new();
+    for term in terms {
+        let Some(&g) = t.by_stem.get(term) else {
+            continue;
+        };
+        for v in &t.groups[g] {
+            if !terms.contains(&v.stem) && !out.contains(v) {
+                out.push(v.clone());
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_stem_belongs_to_one_group() {
+        let mut analyzer = tokenizer::stemmed();
+        let mut seen: HashMap<String, &str> = HashMap::new();
+        for words in GROUPS {
+            let mut stems: Vec<String> = Vec::new();
+            for w in *words {
+                let toks = tokenizer::analyze(&mut analyzer, w);
+                assert_eq!(toks.len(), 1, "`{w}` must analyze to one token");
+                if !stems.contains(&toks[0]) {
+                    stems.push(toks[0].clone());
+                }
+            }
+            for s in stems {
+                if let Some(other) = seen.insert(s.clone(), words[0]) {
+                    panic!(
+                        "stem `{s}` is in the groups of `{other}` and `{}`",
+                        words[0]
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn expands_both_ways_without_repeating_the_query() {
+        let mut a = tokenizer::stemmed();
+        let q = tokenizer::analyze(&mut a, "directories of the config");
+        let plain: Vec<String> = expand(&q).into_iter().map(|v| v.plain).collect();
+        assert_eq!(plain, ["dir", "cfg", "conf", "configuration"]);
+        let q = tokenizer::analyze(&mut a, "dir cfg");
+        let plain: Vec<String> = expand(&q).into_iter().map(|v| v.plain).collect();
+        assert_eq!(plain, ["directory", "conf", "config", "configuration"]);
+        assert!(expand(&tokenizer::analyze(&mut a, "walker symlink")).is_empty());
+    }
+}
