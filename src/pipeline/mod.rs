@@ -257,7 +257,16 @@ pub fn build(seg: &Segment, settings: &Settings, opts: &BuildOptions<'_>) -> Res
     let nothing_changed = fresh.is_empty() && touched.is_empty() && removed.is_empty() && !full;
     let skip_pack = opts.refresh_only && seg.pack_path().exists();
     if nothing_changed && (pack_current || skip_pack) {
-        let (files, chunks, tokens) = catalog.counts()?;
+        // The counts recorded by the last build: a search's refresh should not
+        // scan every chunk row to say nothing changed.
+        let recorded = catalog.meta("counts")?.and_then(|v| {
+            let n: Vec<usize> = v.split(' ').filter_map(|x| x.parse().ok()).collect();
+            (n.len() == 3).then(|| (n[0], n[1], n[2]))
+        });
+        let (files, chunks, tokens) = match recorded {
+            Some(c) => c,
+            None => catalog.counts()?,
+        };
         return Ok(BuildReport {
             files,
             chunks,
@@ -358,6 +367,7 @@ pub fn build(seg: &Segment, settings: &Settings, opts: &BuildOptions<'_>) -> Res
         p.finish();
     }
     let (files, chunks, tokens) = catalog.counts()?;
+    catalog.set_meta("counts", &format!("{files} {chunks} {tokens}"))?;
     Ok(BuildReport {
         files,
         chunks,
