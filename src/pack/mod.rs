@@ -1,7 +1,7 @@
 //! The context pack: schema v1 (serde types), loading, the digest.
 //!
 //! A pack on disk is always a complete old pack or a complete new one: it is only
-//! ever replaced by [`store::write_atomic`].
+//! ever replaced by a rename ([`store::replace_derived`]: temp file, then rename).
 
 pub mod lock;
 pub mod store;
