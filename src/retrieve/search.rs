@@ -381,16 +381,24 @@ pub fn preview(text: &str, terms: &[String], width: usize) -> String {
         0
     } else {
         hits.sort_unstable();
+        // The window starting at each hit, slid over the sorted hits: the
+        // first one holding the most distinct terms wins.
+        let mut counts = vec![0usize; terms.len()];
+        let (mut distinct, mut end) = (0usize, 0usize);
         let mut best = (0usize, hits[0].0);
         for (i, &(p, _)) in hits.iter().enumerate() {
-            let distinct: HashSet<usize> = hits[i..]
-                .iter()
-                .take_while(|(q, _)| *q < p + width)
-                .map(|(_, t)| *t)
-                .collect();
-            if distinct.len() > best.0 {
-                best = (distinct.len(), p);
+            while end < hits.len() && hits[end].0 < p + width.max(1) {
+                let t = hits[end].1;
+                distinct += usize::from(counts[t] == 0);
+                counts[t] += 1;
+                end += 1;
             }
+            if distinct > best.0 {
+                best = (distinct, p);
+            }
+            let t = hits[i].1;
+            counts[t] -= 1;
+            distinct -= usize::from(counts[t] == 0);
         }
         best.1
     };
@@ -426,4 +434,33 @@ fn floor_char(text: &str, mut at: usize) -> usize {
         at -= 1;
     }
     at
+}
+
+#[cfg(test)]
+mod tests {
+    use super::preview;
+
+    fn terms(ts: &[&str]) -> Vec<String> {
+        ts.iter().map(|t| t.to_string()).collect()
+    }
+
+    /// The preview opens near the stretch holding the most distinct query
+    /// terms, not at the first term that occurs.
+    #[test]
+    fn preview_centers_on_the_densest_window() {
+        let filler = "lorem ipsum dolor sit amet ".repeat(20);
+        let text = format!(
+            "lock appears early. {filler} here the stale lock timeout policy is explained. {filler}"
+        );
+        let p = preview(&text, &terms(&["stale", "lock", "timeout"]), 80);
+        assert!(p.starts_with('…'), "{p}");
+        assert!(p.contains("stale lock timeout policy"), "{p}");
+        // One term only: the first occurrence wins.
+        let p = preview(&text, &terms(&["lock"]), 80);
+        assert!(p.starts_with("lock appears early."), "{p}");
+        // No term: the head, and a zero width does not panic.
+        let p = preview(&text, &terms(&["zebra"]), 40);
+        assert!(p.starts_with("lock appears"), "{p}");
+        let _ = preview(&text, &terms(&["lock", "stale"]), 0);
+    }
 }
