@@ -102,33 +102,24 @@ impl Catalog {
     /// Chunks whose ID starts with the given stem (for suggestions).
     pub fn ids_with_stem(&self, stem: &str, limit: usize) -> Result<Vec<ChunkMeta>> {
         self.metas(
-            "SELECT id, doc, title_path, token_est, gen FROM chunks WHERE id >= ?1 AND id < ?2 ORDER BY doc, ordinal LIMIT ?3",
+            "SELECT id, doc, title_path, token_est FROM chunks WHERE id >= ?1 AND id < ?2 ORDER BY doc, ordinal LIMIT ?3",
             params![format!("{stem}:"), format!("{stem};"), limit as i64],
         )
     }
 
-    /// Metadata of every committed chunk in `scope`, in document order.
-    pub fn chunk_metas(&self, scope: &str) -> Result<Vec<ChunkMeta>> {
-        self.metas(
-            "SELECT id, doc, title_path, token_est, gen FROM chunks WHERE scope = ?1 ORDER BY doc, ordinal",
-            params![scope],
-        )
-    }
-
-    /// Calls `f` with the metadata of every chunk in `scope`, in document
+    /// Calls `f` with the metadata of each chunk matching `cond`, in document
     /// order, leaving title paths as the stored JSON (the pack copies them).
-    pub fn for_each_meta_raw(
+    pub(super) fn for_each_meta_where(
         &self,
-        scope: &str,
+        cond: &str,
+        p: impl rusqlite::Params,
         mut f: impl FnMut(RawMeta<'_>) -> Result<()>,
     ) -> Result<()> {
-        let mut stmt = self
-            .conn
-            .prepare(
-                "SELECT id, doc, title_path, token_est, gen FROM chunks WHERE scope = ?1 ORDER BY doc, ordinal",
-            )
-            .map_err(|e| self.err(e))?;
-        let mut rows = stmt.query([scope]).map_err(|e| self.err(e))?;
+        let sql = format!(
+            "SELECT id, doc, title_path, token_est, gen FROM chunks WHERE {cond} ORDER BY doc, ordinal"
+        );
+        let mut stmt = self.conn.prepare_cached(&sql).map_err(|e| self.err(e))?;
+        let mut rows = stmt.query(p).map_err(|e| self.err(e))?;
         while let Some(r) = rows.next().map_err(|e| self.err(e))? {
             let text = |i: usize| -> Result<&str> {
                 r.get_ref(i)
@@ -157,7 +148,6 @@ impl Catalog {
                     doc: r.get(1)?,
                     title_path: serde_json::from_str(&tp).unwrap_or_default(),
                     token_est: r.get::<_, i64>(3)? as usize,
-                    gen_: r.get::<_, i64>(4)? as u64,
                 })
             })
             .map_err(|e| self.err(e))?;

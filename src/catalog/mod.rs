@@ -22,7 +22,7 @@ use crate::chunk::id;
 use crate::error::{Error, Result};
 
 /// The catalog layout this ctx writes (`PRAGMA user_version`).
-const LAYOUT: i64 = 4;
+const LAYOUT: i64 = 5;
 
 /// A file as recorded by the last committed build.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -48,8 +48,6 @@ pub struct ChunkMeta {
     pub title_path: Vec<String>,
     /// Token estimate.
     pub token_est: usize,
-    /// Build generation that wrote the chunk.
-    pub gen_: u64,
 }
 
 /// An open catalog.

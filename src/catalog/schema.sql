@@ -1,4 +1,4 @@
--- ctx catalog, layout 4 (PRAGMA user_version). Derived data except `boxes`: deleting
+-- ctx catalog, layout 5 (PRAGMA user_version). Derived data except `boxes`: deleting
 -- context.db forces a full rebuild.
 CREATE TABLE IF NOT EXISTS meta (
     key   TEXT PRIMARY KEY,
@@ -70,12 +70,18 @@ CREATE TABLE IF NOT EXISTS boxes (
     file       TEXT NOT NULL    -- path relative to _ctx/relay/
 );
 CREATE INDEX IF NOT EXISTS boxes_by_created ON boxes (created_ns);
--- Where each document's chunks sit in the pack file last written, and the
--- generation of those chunks: a later build copies the bytes of documents whose
--- chunks are unchanged instead of serializing them again.
+-- Where each document's chunks and index entries sit in the pack file last
+-- written, the generation of those chunks, and the document's digest line: a
+-- later build copies documents whose chunks are unchanged instead of reading
+-- and serializing them again.
 CREATE TABLE IF NOT EXISTS pack_spans (
-    doc  TEXT PRIMARY KEY,
-    gen  INTEGER NOT NULL,
-    off  INTEGER NOT NULL,
-    len  INTEGER NOT NULL
+    doc    TEXT PRIMARY KEY,
+    gen    INTEGER NOT NULL,
+    off    INTEGER NOT NULL,   -- chunk objects
+    len    INTEGER NOT NULL,
+    ioff   INTEGER NOT NULL,   -- index entries
+    ilen   INTEGER NOT NULL,
+    chunks INTEGER NOT NULL,   -- digest: chunk count, tokens, top headings
+    tokens INTEGER NOT NULL,
+    tops   TEXT NOT NULL       -- JSON array
 );

@@ -356,9 +356,16 @@ pub fn build(seg: &Segment, settings: &Settings, opts: &BuildOptions<'_>) -> Res
     })?;
     clock.lap("commit");
 
-    if !skip_pack {
-        pack_out::write_pack(seg, settings, &mut catalog, generation)?;
-    }
+    let written = if skip_pack {
+        None
+    } else {
+        Some(pack_out::write_pack(
+            seg,
+            settings,
+            &mut catalog,
+            generation,
+        )?)
+    };
     // Best effort: a reader holding an old snapshot can block truncation, which
     // only costs disk until the next build.
     let _ = catalog.checkpoint();
@@ -366,7 +373,10 @@ pub fn build(seg: &Segment, settings: &Settings, opts: &BuildOptions<'_>) -> Res
     if let Some(p) = opts.progress {
         p.finish();
     }
-    let (files, chunks, tokens) = catalog.counts()?;
+    let (files, chunks, tokens) = match written {
+        Some(w) => (w.files, w.chunks, w.tokens),
+        None => catalog.counts()?,
+    };
     catalog.set_meta("counts", &format!("{files} {chunks} {tokens}"))?;
     Ok(BuildReport {
         files,

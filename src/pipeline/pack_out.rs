@@ -66,23 +66,50 @@ impl Write for Counting<'_> {
     }
 }
 
-/// Consecutive bytes of the previous pack to copy, and where they land.
-struct Run {
-    old_start: u64,
-    old_end: u64,
-    new_start: u64,
-}
-
-/// Writes the pending run, if any.
-fn flush(
+/// Writes the elements of one JSON array document by document: a document is
+/// either copied from the previous pack (`Some((offset, length))`) or written by
+/// `fresh`. Copied documents that sat next to each other there go as one run,
+/// commas included. Returns where each document landed.
+fn write_docs(
     w: &mut Counting<'_>,
-    run: &mut Option<Run>,
-    old: Option<&mut File>,
-) -> std::io::Result<()> {
-    match (run.take(), old) {
-        (Some(r), Some(file)) => w.copy_from(file, r.old_start, r.old_end - r.old_start),
-        _ => Ok(()),
+    mut old: Option<&mut File>,
+    sources: &[Option<(u64, u64)>],
+    mut fresh: impl FnMut(usize, &mut Counting<'_>) -> std::io::Result<()>,
+) -> std::io::Result<Vec<(u64, u64)>> {
+    let mut placed = Vec::with_capacity(sources.len());
+    // Pending run: old start, old end, new start.
+    let mut run: Option<(u64, u64, u64)> = None;
+    for (i, source) in sources.iter().enumerate() {
+        let copy = source.filter(|_| old.is_some());
+        if let Some((start, end, _)) = run
+            && copy.is_none_or(|(off, _)| end + 1 != off)
+            && let Some(file) = old.as_deref_mut()
+        {
+            w.copy_from(file, start, end - start)?;
+            run = None;
+        }
+        if run.is_none() && i > 0 {
+            w.write_all(b",")?;
+        }
+        match copy {
+            Some((off, len)) => {
+                let r = run.get_or_insert((off, off, w.written));
+                placed.push((r.2 + (off - r.0), len));
+                r.1 = off + len;
+            }
+            None => {
+                let start = w.written;
+                fresh(i, w)?;
+                placed.push((start, w.written - start));
+            }
+        }
     }
+    if let Some((start, end, _)) = run
+        && let Some(file) = old
+    {
+        w.copy_from(file, start, end - start)?;
+    }
+    Ok(placed)
 }
 
 /// Size and modification time of the pack file, recorded after writing it: a
@@ -104,6 +131,27 @@ pub(super) fn pack_intact(seg: &Segment, catalog: &Catalog) -> Result<bool> {
     Ok(recorded.is_some() && recorded == fingerprint(seg))
 }
 
+/// What a written pack holds: its documents, chunks and tokens.
+pub(super) struct Written {
+    /// Source files.
+    pub files: usize,
+    /// Chunks.
+    pub chunks: usize,
+    /// Sum of their token estimates.
+    pub tokens: usize,
+}
+
+/// One document of the pack: where it comes from and where it goes.
+struct DocOut {
+    doc: String,
+    /// Its span in the previous pack, when it can be copied from there.
+    reuse: Option<PackSpan>,
+    /// Its index entries, when they are not copied.
+    entries: Vec<u8>,
+    /// The span being recorded for the new pack.
+    span: PackSpan,
+}
+
 /// Writes the pack of generation `generation` and records where each document
 /// went.
 pub(super) fn write_pack(
@@ -111,8 +159,7 @@ pub(super) fn write_pack(
     settings: &Settings,
     catalog: &mut Catalog,
     generation: u64,
-) -> Result<()> {
-    let (head, docs) = header(seg, settings, catalog)?;
+) -> Result<Written> {
     let old_spans = if pack_intact(seg, catalog)? {
         catalog.pack_spans()?
     } else {
@@ -123,98 +170,92 @@ pub(super) fn write_pack(
     } else {
         File::open(seg.pack_path()).ok()
     };
-    let mut spans: Vec<(String, PackSpan)> = Vec::with_capacity(docs.len());
+    let mut docs: Vec<DocOut> = catalog
+        .doc_generations()?
+        .into_iter()
+        .map(|(doc, gen_)| DocOut {
+            reuse: old_spans
+                .get(&doc)
+                .filter(|s| s.gen_ == gen_ && old.is_some())
+                .cloned(),
+            entries: Vec::new(),
+            span: PackSpan {
+                gen_,
+                off: 0,
+                len: 0,
+                ioff: 0,
+                ilen: 0,
+                digest: DocDigest::default(),
+            },
+            doc,
+        })
+        .collect();
+    let (head, written) = header(seg, settings, catalog, &mut docs)?;
+    let index_from: Vec<Option<(u64, u64)>> = docs
+        .iter()
+        .map(|d| d.reuse.as_ref().map(|s| (s.ioff, s.ilen)))
+        .collect();
+    let chunks_from: Vec<Option<(u64, u64)>> = docs
+        .iter()
+        .map(|d| d.reuse.as_ref().map(|s| (s.off, s.len)))
+        .collect();
     let mut failure = None;
-    let written = store::replace_derived(&seg.pack_path(), |w| {
+    let result = store::replace_derived(&seg.pack_path(), |w| {
         let mut w = Counting {
             inner: w,
             written: 0,
         };
-        // `head` ends with `}`: reopen the object to append the chunks array.
+        // `head` ends with `}`: reopen the object for the index, then the chunks.
         w.write_all(&head.as_bytes()[..head.len() - 1])?;
-        w.write_all(b",\"chunks\":[")?;
-        // Reusable documents that sat next to each other in the old pack are
-        // copied as one run, commas included.
-        let mut run: Option<Run> = None;
-        for (i, (doc, gen_)) in docs.iter().enumerate() {
-            let reused = match (old_spans.get(doc), old.as_mut()) {
-                (Some(s), Some(_)) if s.gen_ == *gen_ => Some(*s),
-                _ => None,
-            };
-            let joins = |r: &Run, s: &PackSpan| r.old_end + 1 == s.off;
-            if run
-                .as_ref()
-                .is_some_and(|r| !reused.is_some_and(|s| joins(r, &s)))
-            {
-                flush(&mut w, &mut run, old.as_mut())?;
-            }
-            if run.is_none() && i > 0 {
-                w.write_all(b",")?;
-            }
-            if let Some(s) = reused {
-                let r = run.get_or_insert(Run {
-                    old_start: s.off,
-                    old_end: s.off,
-                    new_start: w.written,
-                });
-                spans.push((
-                    doc.clone(),
-                    PackSpan {
-                        gen_: *gen_,
-                        off: r.new_start + (s.off - r.old_start),
-                        len: s.len,
-                    },
-                ));
-                r.old_end = s.off + s.len;
-                continue;
-            }
-            let off = w.written;
+        w.write_all(b",\"index\":[")?;
+        let index = write_docs(&mut w, old.as_mut(), &index_from, |i, w| {
+            w.write_all(&docs[i].entries)
+        })?;
+        w.write_all(b"],\"chunks\":[")?;
+        let chunks = write_docs(&mut w, old.as_mut(), &chunks_from, |i, w| {
             let mut first = true;
-            let r = catalog.for_each_chunk_of(doc, |chunk| {
+            let r = catalog.for_each_chunk_of(&docs[i].doc, |chunk| {
                 let io = |e: std::io::Error| Error::io("cannot write", seg.pack_path(), e);
                 if !first {
                     w.write_all(b",").map_err(io)?;
                 }
                 first = false;
-                serde_json::to_writer(&mut w, chunk).map_err(|e| io(e.into()))
+                serde_json::to_writer(&mut *w, chunk).map_err(|e| io(e.into()))
             });
-            if let Err(e) = r {
+            r.map_err(|e| {
                 failure = Some(e);
-                return Err(std::io::Error::other("catalog read failed"));
-            }
-            spans.push((
-                doc.clone(),
-                PackSpan {
-                    gen_: *gen_,
-                    off,
-                    len: w.written - off,
-                },
-            ));
+                std::io::Error::other("catalog read failed")
+            })
+        })?;
+        for (d, ((ioff, ilen), (off, len))) in docs.iter_mut().zip(index.into_iter().zip(chunks)) {
+            (d.span.ioff, d.span.ilen, d.span.off, d.span.len) = (ioff, ilen, off, len);
         }
-        flush(&mut w, &mut run, old.as_mut())?;
         w.write_all(b"]}\n")
     });
-    written.map_err(|e| failure.take().unwrap_or(e))?;
+    result.map_err(|e| failure.take().unwrap_or(e))?;
     let print = fingerprint(seg).ok_or_else(|| {
         Error::Invalid(format!(
             "the pack `{}` vanished right after it was written",
             seg.pack_path().display()
         ))
     })?;
-    catalog.record_pack(&spans, &print, generation)
+    let spans: Vec<(String, PackSpan)> = docs.into_iter().map(|d| (d.doc, d.span)).collect();
+    catalog.record_pack(&spans, &print, generation)?;
+    Ok(written)
 }
 
-/// The pack's metadata (everything before the chunks), and each document with
-/// the generation of its chunks, in pack order.
+/// The pack's metadata before the index, with each document's digest line
+/// and, for documents not copied from the previous pack, its index entries.
 ///
-/// The index is written straight from the catalog rows: title paths are
-/// stored as the JSON the pack wants, and are parsed only while the digest
-/// still collects a document's top headings.
+/// Index entries are written from the catalog rows: title paths are stored
+/// as the JSON the pack wants, and parsed only while the digest still
+/// collects a document's top headings.
 fn header(
     seg: &Segment,
     settings: &Settings,
     catalog: &Catalog,
-) -> Result<(String, Vec<(String, u64)>)> {
+    docs: &mut [DocOut],
+) -> Result<(String, Written)> {
     let mut files: Vec<(String, crate::catalog::FileRow)> = catalog.files()?.into_iter().collect();
     files.sort_by(|a, b| a.0.cmp(&b.0));
     let source_files: Vec<pack::SourceFile> = files
@@ -227,44 +268,42 @@ fn header(
             bytes: r.size,
         })
         .collect();
-    let mut index = Vec::with_capacity(1 << 20);
-    let mut docs: Vec<(String, u64)> = Vec::new();
-    let mut per_doc: BTreeMap<String, DocDigest> = BTreeMap::new();
-    let mut current = DocDigest::default();
     let bad = |e: serde_json::Error| Error::Invalid(format!("cannot encode the pack index: {e}"));
-    catalog.for_each_meta_raw("docs", |m| {
-        match docs.last_mut() {
-            Some((doc, gen_)) if doc == m.doc => *gen_ = (*gen_).max(m.gen_),
-            last => {
-                if let Some((doc, _)) = last {
-                    per_doc.insert(doc.clone(), std::mem::take(&mut current));
-                }
-                docs.push((m.doc.to_string(), m.gen_));
-            }
-        }
-        if current.wants_top() {
-            let tp: Vec<String> = serde_json::from_str(m.title_path_json).map_err(bad)?;
-            current.add(m.token_est, Some(&tp));
+    let mut per_doc: BTreeMap<String, DocDigest> = BTreeMap::new();
+    for d in docs.iter_mut() {
+        if let Some(s) = &d.reuse {
+            d.span.digest = s.digest.clone();
         } else {
-            current.add(m.token_est, None);
+            let mut digest = DocDigest::default();
+            let entries = &mut d.entries;
+            catalog.for_each_meta_of(&d.doc, |m| {
+                if digest.wants_top() {
+                    let tp: Vec<String> = serde_json::from_str(m.title_path_json).map_err(bad)?;
+                    digest.add(m.token_est, Some(&tp));
+                } else {
+                    digest.add(m.token_est, None);
+                }
+                if !entries.is_empty() {
+                    entries.push(b',');
+                }
+                entries.extend_from_slice(b"{\"id\":");
+                serde_json::to_writer(&mut *entries, m.id).map_err(bad)?;
+                entries.extend_from_slice(b",\"doc\":");
+                serde_json::to_writer(&mut *entries, m.doc).map_err(bad)?;
+                entries.extend_from_slice(b",\"title_path\":");
+                entries.extend_from_slice(m.title_path_json.as_bytes());
+                entries.extend_from_slice(format!(",\"token_est\":{}}}", m.token_est).as_bytes());
+                Ok(())
+            })?;
+            d.span.digest = digest;
         }
-        index.push(if index.is_empty() { b'[' } else { b',' });
-        index.extend_from_slice(b"{\"id\":");
-        serde_json::to_writer(&mut index, m.id).map_err(bad)?;
-        index.extend_from_slice(b",\"doc\":");
-        serde_json::to_writer(&mut index, m.doc).map_err(bad)?;
-        index.extend_from_slice(b",\"title_path\":");
-        index.extend_from_slice(m.title_path_json.as_bytes());
-        index.extend_from_slice(format!(",\"token_est\":{}}}", m.token_est).as_bytes());
-        Ok(())
-    })?;
-    if let Some((doc, _)) = docs.last() {
-        per_doc.insert(doc.clone(), current);
+        per_doc.insert(d.doc.clone(), d.span.digest.clone());
     }
-    if index.is_empty() {
-        index.push(b'[');
-    }
-    index.push(b']');
+    let written = Written {
+        files: source_files.len(),
+        chunks: per_doc.values().map(|d| d.chunks).sum(),
+        tokens: per_doc.values().map(|d| d.tokens).sum(),
+    };
     let digest = pack::digest_from(&seg.name, source_files.len(), &per_doc);
     let header = Header {
         schema_version: pack::SCHEMA_VERSION,
@@ -278,11 +317,6 @@ fn header(
         },
         digest,
     };
-    let mut head = serde_json::to_string(&header).map_err(bad)?;
-    // `head` ends with `}`: the index goes last, as the schema lists it.
-    head.pop();
-    head.push_str(",\"index\":");
-    head.push_str(std::str::from_utf8(&index).map_err(|e| Error::Invalid(e.to_string()))?);
-    head.push('}');
-    Ok((head, docs))
+    let head = serde_json::to_string(&header).map_err(bad)?;
+    Ok((head, written))
 }
