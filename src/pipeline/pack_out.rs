@@ -1,10 +1,11 @@
 //! Writing `context_pack.json` from the catalog.
 //!
-//! The header (sources, digest, index) is rebuilt every time; the chunks are
-//! written document by document. A document whose chunks have the generation
-//! they had when the previous pack was written is copied byte for byte from
-//! that pack, so a one-file change costs one document's serialization, not
-//! the whole corpus's.
+//! The sources and the digest are rebuilt every time; the index entries and
+//! the chunks are written document by document. A document whose chunks have
+//! the generation they had when the previous pack was written has its entries
+//! and chunks copied byte for byte from that pack (and its digest line taken
+//! from the catalog), so a one-file change costs one document's serialization,
+//! not the whole corpus's.
 
 use std::collections::{BTreeMap, HashMap};
 use std::fs::File;
