@@ -5,8 +5,6 @@
 //! together. Compressing ~32 KB at a time instead of each chunk alone roughly
 //! halves the stored text, and a lookup still decompresses only one page.
 
-use std::cell::RefCell;
-
 use rusqlite::{OptionalExtension, Row, params};
 use serde::{Deserialize, Serialize};
 
@@ -80,8 +78,9 @@ impl Catalog {
             .prepare_cached(sql)
             .and_then(|mut s| s.query_row(p, decode_row).optional())
             .map_err(|e| self.err(e))?;
-        let cache = RefCell::new(PageCache::default());
-        stored.map(|s| self.with_text(s, &cache)).transpose()
+        stored
+            .map(|s| self.with_text(s, &mut PageCache::default()))
+            .transpose()
     }
 
     /// Where a retired ID was: `(doc, title_path)`.
@@ -160,6 +159,20 @@ impl Catalog {
         self.for_each_chunk_where("scope = 'docs'", [], f)
     }
 
+    /// Calls `f` with each chunk of `doc` in order.
+    pub fn for_each_chunk_of(&self, doc: &str, f: impl FnMut(&Chunk) -> Result<()>) -> Result<()> {
+        self.for_each_chunk_where("doc = ?1 AND scope = 'docs'", params![doc], f)
+    }
+
+    /// Calls `f` with the metadata of each chunk of `doc` in order.
+    pub fn for_each_meta_of(
+        &self,
+        doc: &str,
+        f: impl FnMut(RawMeta<'_>) -> Result<()>,
+    ) -> Result<()> {
+        self.for_each_meta_where("doc = ?1 AND scope = 'docs'", params![doc], f)
+    }
+
     /// Calls `f` with each chunk matching `cond`, in document order.
     pub(super) fn for_each_chunk_where(
         &self,
@@ -170,10 +183,10 @@ impl Catalog {
         let sql = format!("SELECT {COLUMNS} FROM chunks WHERE {cond} ORDER BY doc, ordinal");
         let mut stmt = self.conn.prepare_cached(&sql).map_err(|e| self.err(e))?;
         let mut rows = stmt.query(p).map_err(|e| self.err(e))?;
-        let cache = RefCell::new(PageCache::default());
+        let mut cache = PageCache::default();
         while let Some(row) = rows.next().map_err(|e| self.err(e))? {
             let stored = decode_row(row).map_err(|e| self.err(e))?;
-            f(&self.with_text(stored, &cache)?)?;
+            f(&self.with_text(stored, &mut cache)?)?;
         }
         Ok(())
     }
@@ -190,10 +203,10 @@ impl Catalog {
             .query_map([needle], decode_row)
             .and_then(|rows| rows.collect::<rusqlite::Result<Vec<_>>>())
             .map_err(|e| self.err(e))?;
-        let cache = RefCell::new(PageCache::default());
+        let mut cache = PageCache::default();
         stored
             .into_iter()
-            .map(|s| self.with_text(s, &cache))
+            .map(|s| self.with_text(s, &mut cache))
             .collect()
     }
 
@@ -215,8 +228,7 @@ impl Catalog {
     }
 
     /// Fills in the text of a row from its page.
-    fn with_text(&self, s: Stored, cache: &RefCell<PageCache>) -> Result<Chunk> {
-        let mut cache = cache.borrow_mut();
+    fn with_text(&self, s: Stored, cache: &mut PageCache) -> Result<Chunk> {
         if cache.id != s.page || cache.text.is_empty() {
             let body: Vec<u8> = self
                 .conn

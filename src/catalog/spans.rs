@@ -5,8 +5,7 @@ use std::collections::HashMap;
 
 use rusqlite::params;
 
-use super::{Catalog, RawMeta};
-use crate::chunk::Chunk;
+use super::Catalog;
 use crate::error::{Error, Result};
 use crate::pack::DocDigest;
 
@@ -49,7 +48,13 @@ impl Catalog {
                         digest: DocDigest {
                             chunks: int(6)? as usize,
                             tokens: int(7)? as usize,
-                            tops: serde_json::from_str(&tops).unwrap_or_default(),
+                            tops: serde_json::from_str(&tops).map_err(|e| {
+                                rusqlite::Error::FromSqlConversionFailure(
+                                    8,
+                                    rusqlite::types::Type::Text,
+                                    e.into(),
+                                )
+                            })?,
                         },
                     },
                 ))
@@ -75,20 +80,6 @@ impl Catalog {
             .map_err(|e| self.err(e))?;
         rows.collect::<rusqlite::Result<_>>()
             .map_err(|e| self.err(e))
-    }
-
-    /// Calls `f` with each chunk of `doc` in order.
-    pub fn for_each_chunk_of(&self, doc: &str, f: impl FnMut(&Chunk) -> Result<()>) -> Result<()> {
-        self.for_each_chunk_where("doc = ?1 AND scope = 'docs'", params![doc], f)
-    }
-
-    /// Calls `f` with the metadata of each chunk of `doc` in order.
-    pub fn for_each_meta_of(
-        &self,
-        doc: &str,
-        f: impl FnMut(RawMeta<'_>) -> Result<()>,
-    ) -> Result<()> {
-        self.for_each_meta_where("doc = ?1 AND scope = 'docs'", params![doc], f)
     }
 
     /// Replaces the recorded spans, with the pack's fingerprint and generation.

@@ -157,6 +157,29 @@ impl IndexReader {
 
     /// The [`TOP_DOCS`] best documents for the query `stemmed`, by BM25 over
     /// whole documents' text (ties by path).
+    /// Clauses requiring one of `should` within the filter's scope and
+    /// documents, and its chunk kinds when `kinds` (document records have none).
+    fn restricted(
+        &self,
+        should: Vec<(Occur, Box<dyn Query>)>,
+        filter: &Filter,
+        kinds: bool,
+    ) -> Vec<(Occur, Box<dyn Query>)> {
+        let f = self.fields;
+        let mut must: Vec<(Occur, Box<dyn Query>)> =
+            vec![(Occur::Must, Box::new(BooleanQuery::new(should)))];
+        if kinds && let Some(kinds) = &filter.kinds {
+            must.push((Occur::Must, set(f.kind, kinds)));
+        }
+        if let Some(scope) = &filter.scope {
+            must.push((Occur::Must, exact(f.scope, scope)));
+        }
+        if let Some(docs) = &filter.docs {
+            must.push((Occur::Must, set(f.doc, docs)));
+        }
+        must
+    }
+
     fn doc_scores(&self, stemmed: &[String], filter: &Filter) -> Result<Vec<(String, f32)>> {
         let f = self.fields;
         let mut should: Vec<(Occur, Box<dyn Query>)> = Vec::new();
@@ -166,15 +189,7 @@ impl IndexReader {
         if should.is_empty() {
             return Ok(Vec::new());
         }
-        let mut must: Vec<(Occur, Box<dyn Query>)> =
-            vec![(Occur::Must, Box::new(BooleanQuery::new(should)))];
-        if let Some(scope) = &filter.scope {
-            must.push((Occur::Must, exact(f.scope, scope)));
-        }
-        if let Some(docs) = &filter.docs {
-            must.push((Occur::Must, set(f.doc, docs)));
-        }
-        let query = BooleanQuery::new(must);
+        let query = BooleanQuery::new(self.restricted(should, filter, false));
         let stats = Stats {
             searcher: &self.searcher,
             records: self.records(REC_DOC).max(1),
@@ -289,17 +304,7 @@ impl IndexReader {
         if should.is_empty() {
             return Ok(Vec::new());
         }
-        let mut must: Vec<(Occur, Box<dyn Query>)> =
-            vec![(Occur::Must, Box::new(BooleanQuery::new(should)))];
-        if let Some(kinds) = &filter.kinds {
-            must.push((Occur::Must, set(f.kind, kinds)));
-        }
-        if let Some(scope) = &filter.scope {
-            must.push((Occur::Must, exact(f.scope, scope)));
-        }
-        if let Some(docs) = &filter.docs {
-            must.push((Occur::Must, set(f.doc, docs)));
-        }
+        let mut must = self.restricted(should, filter, true);
         for (doc, score) in self.doc_scores(&stemmed, filter)? {
             let q = TermQuery::new(Term::from_field_text(f.doc, &doc), IndexRecordOption::Basic);
             must.push((

@@ -229,13 +229,7 @@ impl TokenStream for VecTokenStream<'_> {
     }
 }
 
-/// Byte ranges of the parts of an identifier (see the module docs).
-pub fn split_identifier(word: &str) -> Vec<(usize, usize)> {
-    let mut parts = Vec::new();
-    split_identifier_into(word, &mut parts);
-    parts
-}
-
+/// Byte ranges of the parts of an identifier (see the module docs), into `parts`.
 fn split_identifier_into(word: &str, parts: &mut Vec<(usize, usize)>) {
     parts.clear();
     // Most words are plain lowercase: one part, no boundaries to look for.
@@ -341,7 +335,8 @@ mod tests {
                     (None, true) => start = Some(i),
                     (Some(s), false) => {
                         let word: &str = &text[s..i];
-                        let parts = split_identifier(word);
+                        let mut parts = Vec::new();
+                        split_identifier_into(word, &mut parts);
                         for (a, b) in &parts {
                             self.0.push(Token {
                                 text: word[*a..*b].to_string(),

@@ -210,17 +210,18 @@ pub fn digest_of(segment: &str, files: usize, index: &[IndexEntry]) -> String {
             .or_default()
             .add(c.token_est, Some(&c.title_path));
     }
+    let per_doc: Vec<(&str, &DocDigest)> = per_doc.iter().map(|(k, v)| (k.as_str(), v)).collect();
     digest_from(segment, files, &per_doc)
 }
 
-/// [`digest_of`] from per-document summaries.
-pub fn digest_from(segment: &str, files: usize, per_doc: &BTreeMap<String, DocDigest>) -> String {
-    let chunks: usize = per_doc.values().map(|d| d.chunks).sum();
-    let total_tokens: usize = per_doc.values().map(|d| d.tokens).sum();
+/// [`digest_of`] from per-document summaries, in document order.
+pub fn digest_from(segment: &str, files: usize, per_doc: &[(&str, &DocDigest)]) -> String {
+    let chunks: usize = per_doc.iter().map(|(_, d)| d.chunks).sum();
+    let total_tokens: usize = per_doc.iter().map(|(_, d)| d.tokens).sum();
     let mut out =
         format!("{segment}: {files} documents, {chunks} chunks, ~{total_tokens} tokens.\n");
     let mut shown = 0;
-    for (doc, d) in per_doc {
+    for (doc, d) in per_doc.iter() {
         let line = format!(
             "- {doc} ({} chunks, ~{} tok): {}\n",
             d.chunks,

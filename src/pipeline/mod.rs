@@ -249,7 +249,8 @@ pub fn build(seg: &Segment, settings: &Settings, opts: &BuildOptions<'_>) -> Res
         }));
     }
 
-    let pack_current = pack_out::pack_intact(seg, &catalog)?
+    let pack_intact = pack_out::pack_intact(seg, &catalog)?;
+    let pack_current = pack_intact
         && catalog
             .meta("pack_generation")?
             .and_then(|v| v.parse().ok())
@@ -364,6 +365,7 @@ pub fn build(seg: &Segment, settings: &Settings, opts: &BuildOptions<'_>) -> Res
             settings,
             &mut catalog,
             generation,
+            pack_intact,
         )?)
     };
     // Best effort: a reader holding an old snapshot can block truncation, which

@@ -7,7 +7,7 @@
 //! from the catalog), so a one-file change costs one document's serialization,
 //! not the whole corpus's.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::HashMap;
 use std::fs::File;
 use std::io::{BufWriter, Read, Seek, SeekFrom, Write};
 
@@ -80,13 +80,11 @@ fn write_docs(
     let mut placed = Vec::with_capacity(sources.len());
     // Pending run: old start, old end, new start.
     let mut run: Option<(u64, u64, u64)> = None;
-    for (i, source) in sources.iter().enumerate() {
-        let copy = source.filter(|_| old.is_some());
+    for (i, &copy) in sources.iter().enumerate() {
         if let Some((start, end, _)) = run
             && copy.is_none_or(|(off, _)| end + 1 != off)
-            && let Some(file) = old.as_deref_mut()
         {
-            w.copy_from(file, start, end - start)?;
+            copy_run(w, old.as_deref_mut(), start, end)?;
             run = None;
         }
         if run.is_none() && i > 0 {
@@ -105,12 +103,21 @@ fn write_docs(
             }
         }
     }
-    if let Some((start, end, _)) = run
-        && let Some(file) = old
-    {
-        w.copy_from(file, start, end - start)?;
+    if let Some((start, end, _)) = run {
+        copy_run(w, old, start, end)?;
     }
     Ok(placed)
+}
+
+/// Copies bytes `start..end` of the previous pack.
+fn copy_run(
+    w: &mut Counting<'_>,
+    old: Option<&mut File>,
+    start: u64,
+    end: u64,
+) -> std::io::Result<()> {
+    let file = old.ok_or_else(|| std::io::Error::other("no previous pack to copy from"))?;
+    w.copy_from(file, start, end - start)
 }
 
 /// Size and modification time of the pack file, recorded after writing it: a
@@ -154,14 +161,16 @@ struct DocOut {
 }
 
 /// Writes the pack of generation `generation` and records where each document
-/// went.
+/// went. `intact`: the pack on disk is the one last recorded ([`pack_intact`]),
+/// so its documents may be copied.
 pub(super) fn write_pack(
     seg: &Segment,
     settings: &Settings,
     catalog: &mut Catalog,
     generation: u64,
+    intact: bool,
 ) -> Result<Written> {
-    let old_spans = if pack_intact(seg, catalog)? {
+    let old_spans = if intact {
         catalog.pack_spans()?
     } else {
         HashMap::new()
@@ -270,7 +279,6 @@ fn header(
         })
         .collect();
     let bad = |e: serde_json::Error| Error::Invalid(format!("cannot encode the pack index: {e}"));
-    let mut per_doc: BTreeMap<String, DocDigest> = BTreeMap::new();
     for d in docs.iter_mut() {
         if let Some(s) = &d.reuse {
             d.span.digest = s.digest.clone();
@@ -298,13 +306,17 @@ fn header(
             })?;
             d.span.digest = digest;
         }
-        per_doc.insert(d.doc.clone(), d.span.digest.clone());
     }
     let written = Written {
         files: source_files.len(),
-        chunks: per_doc.values().map(|d| d.chunks).sum(),
-        tokens: per_doc.values().map(|d| d.tokens).sum(),
+        chunks: docs.iter().map(|d| d.span.digest.chunks).sum(),
+        tokens: docs.iter().map(|d| d.span.digest.tokens).sum(),
     };
+    // `docs` is in document order, as the digest lists them.
+    let per_doc: Vec<(&str, &DocDigest)> = docs
+        .iter()
+        .map(|d| (d.doc.as_str(), &d.span.digest))
+        .collect();
     let digest = pack::digest_from(&seg.name, source_files.len(), &per_doc);
     let header = Header {
         schema_version: pack::SCHEMA_VERSION,
