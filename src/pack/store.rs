@@ -60,9 +60,11 @@ fn replace(
             file.sync_all()?;
         }
         drop(file);
-        fs::rename(&tmp, path)?;
         if durable {
+            fs::rename(&tmp, path)?;
             sync_dir(dir)?;
+        } else {
+            swap_into_place(&tmp, path)?;
         }
         Ok(())
     })();
@@ -71,6 +73,28 @@ fn replace(
         return Err(Error::io("cannot write", path, e));
     }
     Ok(())
+}
+
+/// Moves `tmp` over `path` atomically without forcing `tmp`'s data to disk.
+///
+/// ext4 starts writeback of a file renamed over an existing one (its
+/// `auto_da_alloc` guard against zero-length files after a crash), which costs a
+/// one-file rebuild ~15 ms for a 40 MB pack. Exchanging the two names is just as
+/// atomic for readers and skips that; the old file, now at `tmp`, is removed.
+fn swap_into_place(tmp: &Path, path: &Path) -> std::io::Result<()> {
+    #[cfg(target_os = "linux")]
+    {
+        use rustix::fs::{CWD, RenameFlags, renameat_with};
+        // Fails when there is no file to exchange with yet, or on a file
+        // system without the flag: then a plain rename does.
+        if renameat_with(CWD, tmp, CWD, path, RenameFlags::EXCHANGE).is_ok() {
+            // The new file is in place; a leftover old one is removed by the
+            // next build's sweep of stale temporaries.
+            let _ = fs::remove_file(tmp);
+            return Ok(());
+        }
+    }
+    fs::rename(tmp, path)
 }
 
 /// Flushes a directory entry change (a rename) to disk.

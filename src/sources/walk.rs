@@ -52,7 +52,15 @@ fn globset(patterns: &[String], what: &str) -> Result<GlobSet> {
 ///
 /// `extra` decides about files the include globs do not match (used for code
 /// files of supported languages); it gets the relative path.
-pub fn walk(root: &Path, settings: &Settings, extra: &dyn Fn(&str) -> bool) -> Result<Walked> {
+///
+/// Directories are read on several threads: a walk of a large tree is mostly
+/// `getdents` and `stat` calls (three per directory just to look for ignore
+/// files), and they overlap well. The result is sorted afterwards.
+pub fn walk(
+    root: &Path,
+    settings: &Settings,
+    extra: &(dyn Fn(&str) -> bool + Sync),
+) -> Result<Walked> {
     let include = globset(&settings.include, "include")?;
     let exclude = globset(&settings.exclude, "exclude")?;
     let warnings = Arc::new(Mutex::new(Vec::new()));
@@ -62,8 +70,7 @@ pub fn walk(root: &Path, settings: &Settings, extra: &dyn Fn(&str) -> bool) -> R
         .require_git(false)
         .git_global(false)
         .hidden(true)
-        .sort_by_file_name(|a, b| a.cmp(b));
-    let warn = |path: &Path, message: String| push_warning(&warnings, root, path, message);
+        .threads(WALK_THREADS);
     let filter_root = root.to_path_buf();
     let filter_warnings = Arc::clone(&warnings);
     builder.filter_entry(move |entry| {
@@ -88,39 +95,80 @@ pub fn walk(root: &Path, settings: &Settings, extra: &dyn Fn(&str) -> bool) -> R
         }
         true
     });
-    let mut files = Vec::new();
-    for result in builder.build() {
+    let files = Mutex::new(Vec::new());
+    let select = Select {
+        root,
+        include: &include,
+        exclude: &exclude,
+        extra,
+        warnings: &warnings,
+    };
+    builder.build_parallel().run(|| {
+        Box::new(|result| {
+            if let Some(file) = select.entry(result)
+                && let Ok(mut files) = files.lock()
+            {
+                files.push(file);
+            }
+            ignore::WalkState::Continue
+        })
+    });
+    let mut files = files.into_inner().unwrap_or_default();
+    files.sort_by(|a, b| a.rel.cmp(&b.rel));
+    let mut warnings = warnings.lock().map(|w| w.clone()).unwrap_or_default();
+    warnings.sort_by(|a, b| a.path.cmp(&b.path));
+    Ok(Walked { files, warnings })
+}
+
+/// Threads reading directories; more than two gains little even on big trees.
+const WALK_THREADS: usize = 2;
+
+/// What a walker thread needs to decide about one entry.
+struct Select<'a> {
+    root: &'a Path,
+    include: &'a GlobSet,
+    exclude: &'a GlobSet,
+    extra: &'a (dyn Fn(&str) -> bool + Sync),
+    warnings: &'a Mutex<Vec<Warning>>,
+}
+
+impl Select<'_> {
+    /// The entry as a selected file, or `None` (skipped, with a warning when
+    /// it could not be read).
+    fn entry(
+        &self,
+        result: std::result::Result<ignore::DirEntry, ignore::Error>,
+    ) -> Option<SourceEntry> {
+        let warn =
+            |path: &Path, message: String| push_warning(self.warnings, self.root, path, message);
         let entry = match result {
             Ok(e) => e,
             Err(err) => {
-                let path = error_path(&err).unwrap_or_else(|| root.to_path_buf());
+                let path = error_path(&err).unwrap_or_else(|| self.root.to_path_buf());
                 let message = match loop_of(&err) {
                     Some(ancestor) => format!(
                         "symlink loop back to `{}`; skipped",
-                        rel_of(root, &ancestor)
+                        rel_of(self.root, &ancestor)
                     ),
                     None => format!("cannot read: {err}; skipped"),
                 };
                 warn(&path, message);
-                continue;
+                return None;
             }
         };
-        let Some(ft) = entry.file_type() else {
-            continue;
-        };
-        if !ft.is_file() {
-            continue;
+        if !entry.file_type()?.is_file() {
+            return None;
         }
-        let rel = rel_of(root, entry.path());
-        let wanted = include.is_match(&rel) || extra(&rel);
-        if !wanted || exclude.is_match(&rel) {
-            continue;
+        let rel = rel_of(self.root, entry.path());
+        let wanted = self.include.is_match(&rel) || (self.extra)(&rel);
+        if !wanted || self.exclude.is_match(&rel) {
+            return None;
         }
         let meta = match entry.metadata() {
             Ok(m) => m,
             Err(e) => {
                 warn(entry.path(), format!("cannot stat: {e}; skipped"));
-                continue;
+                return None;
             }
         };
         let mtime_ns = meta
@@ -129,17 +177,13 @@ pub fn walk(root: &Path, settings: &Settings, extra: &dyn Fn(&str) -> bool) -> R
             .and_then(|t| t.duration_since(UNIX_EPOCH).ok())
             .map(|d| d.as_nanos() as i64)
             .unwrap_or(0);
-        files.push(SourceEntry {
+        Some(SourceEntry {
             rel,
             abs: entry.path().to_path_buf(),
             size: meta.len(),
             mtime_ns,
-        });
+        })
     }
-    files.sort_by(|a, b| a.rel.cmp(&b.rel));
-    let mut warnings = warnings.lock().map(|w| w.clone()).unwrap_or_default();
-    warnings.sort_by(|a, b| a.path.cmp(&b.path));
-    Ok(Walked { files, warnings })
 }
 
 fn push_warning(warnings: &Mutex<Vec<Warning>>, root: &Path, path: &Path, message: String) {
