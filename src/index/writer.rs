@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 
 use tantivy::{Index, TantivyDocument, Term, indexer::IndexWriter as TantivyWriter};
 
-use super::{Fields, REC_CHUNK, REC_DOC, index_err, signals};
+use super::{Fields, REC_CHUNK, REC_DOC, doctest, index_err, signals};
 use crate::chunk::Chunk;
 use crate::error::Result;
 
@@ -79,7 +79,8 @@ impl IndexWriter {
             scope: scope.to_string(),
             text: String::new(),
         });
-        pending.text.push_str(&chunk.text);
+        let body = doctest::indexed_body(chunk);
+        pending.text.push_str(&body);
         pending.text.push('\n');
 
         let mut doc = TantivyDocument::default();
@@ -96,7 +97,7 @@ impl IndexWriter {
                 doc.add_text(f.anc, mid.join(" \n "));
             }
         }
-        doc.add_text(f.body, &chunk.text);
+        doc.add_text(f.body, &*body);
         if let Some(sym) = &chunk.symbol {
             doc.add_text(f.symbols, &sym.qualified);
             doc.add_text(f.symbols, &sym.signature);
