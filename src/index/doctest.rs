@@ -90,7 +90,10 @@ mod tests {
         let text = "def f(x):\n    \"\"\"Doubles x.\n\n    >>> f(2)\n    4\n    \"\"\"\n    return 2 * x\n";
         let out = strip_examples(text);
         assert!(!out.contains(">>>"), "{out}");
-        assert!(out.contains("Doubles x.") && out.contains("return 2 * x"), "{out}");
+        assert!(
+            out.contains("Doubles x.") && out.contains("return 2 * x"),
+            "{out}"
+        );
     }
 
     #[test]

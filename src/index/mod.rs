@@ -160,9 +160,10 @@ impl SearchIndex {
             .unwrap_or(0))
     }
 
-    /// A writer (there is only ever one: the build lock serializes builds).
-    pub fn writer(&self) -> Result<IndexWriter> {
-        IndexWriter::new(&self.index, self.fields, &self.dir)
+    /// A writer (there is only ever one: the build lock serializes builds)
+    /// for about `bytes` of new text.
+    pub fn writer(&self, bytes: u64) -> Result<IndexWriter> {
+        IndexWriter::new(&self.index, self.fields, &self.dir, bytes)
     }
 
     /// A reader over the last committed state.

@@ -18,6 +18,15 @@ use crate::error::Result;
 /// Memory budget of the tantivy writer (split across its threads).
 const WRITER_HEAP: usize = 96 * 1024 * 1024;
 
+/// Memory budget of a one-thread writer for a small build.
+const SMALL_HEAP: usize = 15 * 1024 * 1024;
+
+/// Below this much new text one indexing thread does: each thread writes a
+/// segment of its own, and a segment costs a dozen files, each fsynced and
+/// registered (with another fsync) at commit; for a one-file edit that was
+/// most of the commit's time.
+const PARALLEL_FROM_BYTES: u64 = 4 << 20;
+
 /// The single writer of a segment's index.
 pub struct IndexWriter {
     writer: TantivyWriter,
@@ -35,13 +44,25 @@ struct PendingDoc {
 }
 
 impl IndexWriter {
-    pub(super) fn new(index: &Index, fields: Fields, dir: &Path) -> Result<IndexWriter> {
-        let threads = std::thread::available_parallelism()
-            .map(|n| n.get())
-            .unwrap_or(1)
-            .clamp(1, 4);
+    pub(super) fn new(
+        index: &Index,
+        fields: Fields,
+        dir: &Path,
+        bytes: u64,
+    ) -> Result<IndexWriter> {
+        let threads = if bytes < PARALLEL_FROM_BYTES {
+            1
+        } else {
+            std::thread::available_parallelism()
+                .map(|n| n.get())
+                .unwrap_or(1)
+                .clamp(1, 4)
+        };
+        // tantivy sizes each thread's term table from its budget up front, so
+        // a small build gets a small budget (tantivy's minimum).
+        let heap = if threads == 1 { SMALL_HEAP } else { WRITER_HEAP };
         let writer = index
-            .writer_with_num_threads(threads, WRITER_HEAP)
+            .writer_with_num_threads(threads, heap)
             .map_err(|e| index_err(dir, e))?;
         Ok(IndexWriter {
             writer,

@@ -293,7 +293,7 @@ pub fn build(seg: &Segment, settings: &Settings, opts: &BuildOptions<'_>) -> Res
         // The catalog rows and the index records are independent work: write
         // them on two cores, and commit the index only after the rows (a build
         // killed in between leaves the index behind, which forces a full rebuild).
-        let mut writer = index.writer()?;
+        let mut writer = index.writer(fresh.iter().map(|f| f.entry.size).sum())?;
         let (rows, indexed) = std::thread::scope(|s| {
             let rows = s.spawn(|| {
                 let started = Instant::now();

@@ -165,7 +165,7 @@ fn index_value(
         tx.put_box(row)?;
         tx.put_chunks(&chunks, generation, "relay")
     })?;
-    let mut writer = index.writer()?;
+    let mut writer = index.writer(chunks.iter().map(|c| c.text.len() as u64).sum())?;
     for c in &chunks {
         writer.add(c, "relay")?;
     }
@@ -331,7 +331,7 @@ pub fn gc(seg: &Segment, older_than: Duration, lock_timeout: Duration) -> Result
     }
     let index = SearchIndex::open_or_create(&seg.index_dir())?;
     let generation = catalog.generation()?;
-    let mut writer = index.writer()?;
+    let mut writer = index.writer(0)?;
     for b in &old {
         writer.delete_doc(&format!("relay/{}", b.id));
     }
