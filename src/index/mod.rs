@@ -7,6 +7,7 @@ pub mod abbrev;
 pub mod doctest;
 pub mod reader;
 pub mod signals;
+mod term_cache;
 pub mod tokenizer;
 pub mod writer;
 

@@ -6,9 +6,10 @@
 //! a query for the identifier and a query for its words both match. The same
 //! analyzer runs on queries, so splitting is symmetric.
 
-use rustc_hash::FxHashMap;
 use std::borrow::Cow;
 use tantivy::tokenizer::{TextAnalyzer, Token, TokenStream, Tokenizer};
+
+use super::term_cache::{Cached, TermCache};
 
 /// Name of the analyzer with English stemming.
 pub const STEMMED: &str = "ctx_stem";
@@ -17,9 +18,6 @@ pub const PLAIN: &str = "ctx_plain";
 
 /// Tokens of this many bytes or more are dropped (hashes, base64, minified runs).
 const MAX_TOKEN_BYTES: usize = 48;
-
-/// Words remembered per analyzer before the cache starts over.
-const TERM_CACHE: usize = 1 << 16;
 
 /// Lucene's English stop words (the list tantivy's `StopWordFilter` uses).
 fn is_stop_word(w: &str) -> bool {
@@ -71,7 +69,7 @@ pub struct Analyzer {
     tokens: Vec<Token>,
     len: usize,
     parts: Vec<(usize, usize)>,
-    terms: FxHashMap<String, Option<String>>,
+    terms: TermCache,
 }
 
 impl Analyzer {
@@ -81,7 +79,7 @@ impl Analyzer {
             tokens: Vec::new(),
             len: 0,
             parts: Vec::new(),
-            terms: FxHashMap::default(),
+            terms: TermCache::default(),
         }
     }
 
@@ -92,8 +90,8 @@ impl Analyzer {
         }
         // Keyed by the word as written, so a hit skips lowercasing, the stop
         // list and the stemmer; `None` remembers a stop word.
-        if let Some(term) = self.terms.get(raw) {
-            if let Some(term) = term {
+        match self.terms.get(raw) {
+            Cached::Term(term) => {
                 push(
                     &mut self.tokens,
                     &mut self.len,
@@ -102,8 +100,10 @@ impl Analyzer {
                     raw.len(),
                     position,
                 );
+                return;
             }
-            return;
+            Cached::Stop => return,
+            Cached::Miss => {}
         }
         let term = self.analyze_word(raw, stemmer);
         if let Some(t) = &term {
@@ -116,10 +116,7 @@ impl Analyzer {
                 position,
             );
         }
-        if self.terms.len() >= TERM_CACHE {
-            self.terms.clear();
-        }
-        self.terms.insert(raw.to_string(), term);
+        self.terms.put(raw, term.as_deref());
     }
 
     /// The term `raw` becomes, or `None` for a stop word.
