@@ -122,8 +122,21 @@ def copy_crate(name):
     found = sorted(glob.glob(os.path.join(home, "registry", "src", "*", name)))
     if not found:
         sys.exit(f"crate {name} not found under {home}/registry/src/*/: run `cargo fetch` in this repo first")
+    return copy_tree(found[0], name)
+
+
+def python_package(name):
+    """Copies a package from the test tools' venv (scripts/setup-test-tools.sh pins it) to a temp dir."""
+    found = sorted(glob.glob(os.path.join(ROOT, ".test-tools", "venv", "lib", "python3*", "site-packages", name)))
+    if not found:
+        sys.exit(f"{name} not found under .test-tools/venv: run scripts/setup-test-tools.sh first")
+    return copy_tree(found[0], name)
+
+
+def copy_tree(src, name):
+    """Copies `src` to a fresh temp dir with writable permissions."""
     dst = tempfile.mkdtemp(prefix=f"ctx-bench-{name}-")
-    shutil.copytree(found[0], dst, dirs_exist_ok=True)
+    shutil.copytree(src, dst, dirs_exist_ok=True)
     for d, _, files in os.walk(dst):
         os.chmod(d, 0o755)
         for f in files:
@@ -163,6 +176,9 @@ def main():
         bench_eval(a.bin, segs["k8s-enhancements"], os.path.join(ROOT, "fixtures/eval/k8s.jsonl"))
         # Code search: the `ignore` crate (ctx depends on it, so `cargo fetch` has it).
         bench_eval(a.bin, copy_crate("ignore-0.4.34"), os.path.join(ROOT, "fixtures/eval/code-ignore.jsonl"), build=True)
+        # Held out (never tuned on): clap_builder, and the MCP Python SDK the tests install.
+        bench_eval(a.bin, copy_crate("clap_builder-4.6.7"), os.path.join(ROOT, "fixtures/eval/code-clap.jsonl"), build=True)
+        bench_eval(a.bin, python_package("mcp"), os.path.join(ROOT, "fixtures/eval/code-mcp-python.jsonl"), build=True)
     if "relay" in only:
         bench_relay(a.bin)
 
