@@ -60,7 +60,11 @@ impl IndexWriter {
         };
         // tantivy sizes each thread's term table from its budget up front, so
         // a small build gets a small budget (tantivy's minimum).
-        let heap = if threads == 1 { SMALL_HEAP } else { WRITER_HEAP };
+        let heap = if threads == 1 {
+            SMALL_HEAP
+        } else {
+            WRITER_HEAP
+        };
         let writer = index
             .writer_with_num_threads(threads, heap)
             .map_err(|e| index_err(dir, e))?;
