@@ -142,4 +142,24 @@ mod tests {
         assert_eq!(fs::read_to_string(&p).unwrap(), "two");
         assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 1);
     }
+
+    #[test]
+    fn derived_files_are_swapped_in_and_the_old_one_removed() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("pack.json");
+        // First write: nothing to exchange with, so a plain rename.
+        replace_derived(&p, |w| w.write_all(b"one")).unwrap();
+        // A reader holding the old file keeps reading the old content.
+        let mut held = File::open(&p).unwrap();
+        replace_derived(&p, |w| w.write_all(b"two")).unwrap();
+        assert_eq!(fs::read_to_string(&p).unwrap(), "two");
+        let mut old = String::new();
+        std::io::Read::read_to_string(&mut held, &mut old).unwrap();
+        assert_eq!(old, "one");
+        let names: Vec<_> = fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        assert_eq!(names, ["pack.json"]);
+    }
 }
