@@ -360,12 +360,17 @@ pub fn build(seg: &Segment, settings: &Settings, opts: &BuildOptions<'_>) -> Res
     let written = if skip_pack {
         None
     } else {
+        let memory: pack_out::InMemory<'_> = fresh
+            .iter()
+            .map(|f| (f.entry.rel.as_str(), f.chunks.as_slice()))
+            .collect();
         Some(pack_out::write_pack(
             seg,
             settings,
             &mut catalog,
             generation,
             pack_intact,
+            &memory,
         )?)
     };
     // Best effort: a reader holding an old snapshot can block truncation, which

@@ -5,7 +5,8 @@
 //! the generation they had when the previous pack was written has its entries
 //! and chunks copied byte for byte from that pack (and its digest line taken
 //! from the catalog), so a one-file change costs one document's serialization,
-//! not the whole corpus's.
+//! not the whole corpus's. Documents this build chunked are written from the
+//! chunks in memory; the catalog is read only for the others.
 
 use std::collections::HashMap;
 use std::fs::File;
@@ -15,6 +16,7 @@ use serde::Serialize;
 
 use super::now_ns;
 use crate::catalog::{Catalog, PackSpan};
+use crate::chunk::Chunk;
 use crate::config::Settings;
 use crate::error::{Error, Result};
 use crate::pack::{self, DocDigest, store};
@@ -160,6 +162,10 @@ struct DocOut {
     span: PackSpan,
 }
 
+/// The chunks of the documents this build chunked, by document: the same
+/// rows the catalog now holds, without reading them back.
+pub(super) type InMemory<'a> = HashMap<&'a str, &'a [Chunk]>;
+
 /// Writes the pack of generation `generation` and records where each document
 /// went. `intact`: the pack on disk is the one last recorded ([`pack_intact`]),
 /// so its documents may be copied.
@@ -169,6 +175,7 @@ pub(super) fn write_pack(
     catalog: &mut Catalog,
     generation: u64,
     intact: bool,
+    memory: &InMemory<'_>,
 ) -> Result<Written> {
     let old_spans = if intact {
         catalog.pack_spans()?
@@ -200,7 +207,7 @@ pub(super) fn write_pack(
             doc,
         })
         .collect();
-    let (head, written) = header(seg, settings, catalog, &mut docs)?;
+    let (head, written) = header(seg, settings, catalog, &mut docs, memory)?;
     let index_from: Vec<Option<(u64, u64)>> = docs
         .iter()
         .map(|d| d.reuse.as_ref().map(|s| (s.ioff, s.ilen)))
@@ -223,6 +230,15 @@ pub(super) fn write_pack(
         })?;
         w.write_all(b"],\"chunks\":[")?;
         let chunks = write_docs(&mut w, old.as_mut(), &chunks_from, |i, w| {
+            if let Some(chunks) = memory.get(docs[i].doc.as_str()) {
+                for (n, chunk) in chunks.iter().enumerate() {
+                    if n > 0 {
+                        w.write_all(b",")?;
+                    }
+                    serde_json::to_writer(&mut *w, chunk)?;
+                }
+                return Ok(());
+            }
             let mut first = true;
             let r = catalog.for_each_chunk_of(&docs[i].doc, |chunk| {
                 let io = |e: std::io::Error| Error::io("cannot write", seg.pack_path(), e);
@@ -254,6 +270,27 @@ pub(super) fn write_pack(
     Ok(written)
 }
 
+/// Appends one index entry to a document's entries; `title_path` is its JSON.
+fn push_entry(
+    entries: &mut Vec<u8>,
+    id: &str,
+    doc: &str,
+    title_path: &[u8],
+    token_est: usize,
+) -> serde_json::Result<()> {
+    if !entries.is_empty() {
+        entries.push(b',');
+    }
+    entries.extend_from_slice(b"{\"id\":");
+    serde_json::to_writer(&mut *entries, id)?;
+    entries.extend_from_slice(b",\"doc\":");
+    serde_json::to_writer(&mut *entries, doc)?;
+    entries.extend_from_slice(b",\"title_path\":");
+    entries.extend_from_slice(title_path);
+    entries.extend_from_slice(format!(",\"token_est\":{token_est}}}").as_bytes());
+    Ok(())
+}
+
 /// The pack's metadata before the index, with each document's digest line
 /// and, for documents not copied from the previous pack, its index entries.
 ///
@@ -265,6 +302,7 @@ fn header(
     settings: &Settings,
     catalog: &Catalog,
     docs: &mut [DocOut],
+    memory: &InMemory<'_>,
 ) -> Result<(String, Written)> {
     let mut files: Vec<(String, crate::catalog::FileRow)> = catalog.files()?.into_iter().collect();
     files.sort_by(|a, b| a.0.cmp(&b.0));
@@ -282,6 +320,14 @@ fn header(
     for d in docs.iter_mut() {
         if let Some(s) = &d.reuse {
             d.span.digest = s.digest.clone();
+        } else if let Some(chunks) = memory.get(d.doc.as_str()) {
+            let mut digest = DocDigest::default();
+            for c in chunks.iter() {
+                digest.add(c.token_est, Some(&c.title_path));
+                let tp = serde_json::to_vec(&c.title_path).map_err(bad)?;
+                push_entry(&mut d.entries, &c.id, &c.doc, &tp, c.token_est).map_err(bad)?;
+            }
+            d.span.digest = digest;
         } else {
             let mut digest = DocDigest::default();
             let entries = &mut d.entries;
@@ -292,17 +338,14 @@ fn header(
                 } else {
                     digest.add(m.token_est, None);
                 }
-                if !entries.is_empty() {
-                    entries.push(b',');
-                }
-                entries.extend_from_slice(b"{\"id\":");
-                serde_json::to_writer(&mut *entries, m.id).map_err(bad)?;
-                entries.extend_from_slice(b",\"doc\":");
-                serde_json::to_writer(&mut *entries, m.doc).map_err(bad)?;
-                entries.extend_from_slice(b",\"title_path\":");
-                entries.extend_from_slice(m.title_path_json.as_bytes());
-                entries.extend_from_slice(format!(",\"token_est\":{}}}", m.token_est).as_bytes());
-                Ok(())
+                push_entry(
+                    entries,
+                    m.id,
+                    m.doc,
+                    m.title_path_json.as_bytes(),
+                    m.token_est,
+                )
+                .map_err(bad)
             })?;
             d.span.digest = digest;
         }
