@@ -135,22 +135,25 @@ impl Retriever {
         // Parts of one section would crowd each other out: fetch extra and keep
         // the best part of each section.
         let scored = self.reader.search(query, k * 3 + 8, &filter)?;
-        let mut chunks: Vec<(Chunk, f32)> = Vec::with_capacity(k);
-        let mut sections: HashSet<(String, Vec<String>)> = HashSet::new();
-        for s in scored {
-            if chunks.len() == k {
-                break;
+        let chunks = self.catalog.read_chunks(|rows| {
+            let mut chunks: Vec<(Chunk, f32)> = Vec::with_capacity(k);
+            let mut sections: HashSet<(String, Vec<String>)> = HashSet::new();
+            for s in scored {
+                if chunks.len() == k {
+                    break;
+                }
+                // A row can be missing only for an ID a concurrent build just
+                // retired; the snapshot is older than the catalog. Skip it.
+                let Some(c) = rows.chunk(&s.id)? else {
+                    continue;
+                };
+                if c.part.is_some() && !sections.insert((c.doc.clone(), c.title_path.clone())) {
+                    continue;
+                }
+                chunks.push((c, s.score));
             }
-            // A row can be missing only for an ID a concurrent build just
-            // retired; the snapshot is older than the catalog. Skip it.
-            let Some(c) = self.catalog.chunk(&s.id)? else {
-                continue;
-            };
-            if c.part.is_some() && !sections.insert((c.doc.clone(), c.title_path.clone())) {
-                continue;
-            }
-            chunks.push((c, s.score));
-        }
+            Ok(chunks)
+        })?;
         let terms = self.reader.query_terms(query);
         // Questions about code describe behaviour in words a function rarely
         // uses itself (its comments are terse, its names compound), so a

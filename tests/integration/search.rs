@@ -342,3 +342,52 @@ fn log_entries(entries: &[Entry]) {
     assert!(!hits.is_empty(), "{r}");
     assert_eq!(hits[0]["symbol"], "read_dir_entries", "{r}");
 }
+
+/// Hits never show text from before a rebuild, for a retriever opened before
+/// it (whose index snapshot still names the old chunks) or after it, in one
+/// process: chunk text read for a search is cached for that search only.
+#[test]
+fn hits_show_the_text_of_the_last_build() {
+    use ctx::config::Settings;
+    use ctx::pipeline::{self, BuildOptions};
+    use ctx::retrieve::{Retriever, SearchOptions};
+    use ctx::segment::Segment;
+
+    let env = Env::empty();
+    let text = |word: &str| {
+        let mut t = String::from("# Notes\n");
+        for i in 0..40 {
+            t.push_str(&format!(
+                "\n## Kettle {i}\n\nThe kettle whistles {word} at boiling point {i}.\n"
+            ));
+        }
+        t
+    };
+    env.write("notes.md", text("softly"));
+    let seg = Segment::open(env.path(), "").unwrap();
+    let build = || pipeline::build(&seg, &Settings::default(), &BuildOptions::default()).unwrap();
+    build();
+    let opts = SearchOptions::default();
+    let old = Retriever::open(&seg).unwrap();
+    let hits = old.search("kettle whistles boiling", &opts).unwrap().hits;
+    assert!(!hits.is_empty());
+    assert!(
+        hits.iter().all(|h| h.preview.contains("softly")),
+        "{hits:?}"
+    );
+
+    env.write("notes.md", text("loudly"));
+    build();
+    let new = Retriever::open(&seg).unwrap();
+    for r in [&old, &new] {
+        for h in r.search("kettle whistles boiling", &opts).unwrap().hits {
+            assert!(h.preview.contains("loudly"), "{h:?}");
+        }
+    }
+    assert!(
+        !new.search("kettle whistles boiling", &opts)
+            .unwrap()
+            .hits
+            .is_empty()
+    );
+}
