@@ -4,6 +4,7 @@
 //! is never involved, so quotes, `AND`, `:` or unbalanced parentheses are words.
 
 use std::path::{Path, PathBuf};
+use std::sync::{Mutex, TryLockError};
 
 use tantivy::collector::TopDocs;
 use tantivy::query::{
@@ -11,6 +12,7 @@ use tantivy::query::{
     TermSetQuery,
 };
 use tantivy::schema::{Field, IndexRecordOption, Value};
+use tantivy::tokenizer::TextAnalyzer;
 use tantivy::{DocSet, Index, ReloadPolicy, Searcher, TantivyDocument, Term};
 
 use super::collect::{PriorTop, Priors};
@@ -111,6 +113,10 @@ pub struct IndexReader {
     /// Query fields that hold no term in this snapshot (symbols and names in a
     /// pack without code): clauses on them could match nothing.
     empty: Vec<Field>,
+    /// Analyzers kept across calls: their word caches spare the stemmer the
+    /// words of queries and hits it has seen before.
+    stemmed: Mutex<TextAnalyzer>,
+    plain: Mutex<TextAnalyzer>,
 }
 
 impl IndexReader {
@@ -140,7 +146,15 @@ impl IndexReader {
             fields,
             dir: dir.to_path_buf(),
             empty,
+            stemmed: Mutex::new(tokenizer::stemmed()),
+            plain: Mutex::new(tokenizer::plain()),
         })
+    }
+
+    /// Runs `f` with the stemming analyzer of the index, warm from earlier
+    /// calls (a fresh one while another thread holds it).
+    pub fn with_stemmed<T>(&self, f: impl FnOnce(&mut TextAnalyzer) -> T) -> T {
+        with(&self.stemmed, tokenizer::stemmed, f)
     }
 
     /// Whether every record of the snapshot, deleted ones included, has
@@ -159,18 +173,16 @@ impl IndexReader {
 
     /// Stemmed, deduplicated query terms, in query order, without question words.
     pub fn query_terms(&self, query: &str) -> Vec<String> {
-        dedup(tokenizer::analyze(
-            &mut tokenizer::stemmed(),
-            &strip_question_words(query),
-        ))
+        let query = strip_question_words(query);
+        dedup(self.with_stemmed(|a| tokenizer::analyze(a, &query)))
     }
 
     /// Unstemmed terms, for identifier and path matching.
     pub fn plain_terms(&self, query: &str) -> Vec<String> {
-        dedup(tokenizer::analyze(
-            &mut tokenizer::plain(),
-            &strip_question_words(query),
-        ))
+        let query = strip_question_words(query);
+        dedup(with(&self.plain, tokenizer::plain, |a| {
+            tokenizer::analyze(a, &query)
+        }))
     }
 
     /// Number of chunks in the snapshot.
@@ -387,6 +399,21 @@ impl IndexReader {
         out.sort_by(|a, b| b.score.total_cmp(&a.score).then_with(|| a.id.cmp(&b.id)));
         out.truncate(limit);
         Ok(out)
+    }
+}
+
+/// Runs `f` with the analyzer in `slot`, or with a `fresh` one while another
+/// thread holds it: a search never waits for another's analysis.
+fn with<T>(
+    slot: &Mutex<TextAnalyzer>,
+    fresh: fn() -> TextAnalyzer,
+    f: impl FnOnce(&mut TextAnalyzer) -> T,
+) -> T {
+    match slot.try_lock() {
+        Ok(mut a) => f(&mut a),
+        // The analyzer holds nothing but caches, valid whatever panicked.
+        Err(TryLockError::Poisoned(p)) => f(&mut p.into_inner()),
+        Err(TryLockError::WouldBlock) => f(&mut fresh()),
     }
 }
 

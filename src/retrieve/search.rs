@@ -262,7 +262,6 @@ impl Retriever {
         if total <= 0.0 {
             return Ok(0.0);
         }
-        let mut analyzer = tokenizer::stemmed();
         let mut seen: HashSet<&str> = HashSet::new();
         let mut best: f32 = 0.0;
         // The terms and their abbreviations' other spellings, as search matched them.
@@ -276,8 +275,11 @@ impl Retriever {
             if !seen.insert(doc) {
                 continue;
             }
-            let path: HashSet<String> =
-                tokenizer::analyze(&mut analyzer, doc).into_iter().collect();
+            let path: HashSet<String> = self
+                .reader
+                .with_stemmed(|a| tokenizer::analyze(a, doc))
+                .into_iter()
+                .collect();
             let present = self.reader.terms_in_doc(doc, &spellings)?;
             let found: HashSet<&str> = spellings
                 .iter()
@@ -324,23 +326,43 @@ impl Retriever {
         if total <= 0.0 {
             return 0.0;
         }
-        let mut analyzer = tokenizer::stemmed();
-        let mut best: f32 = 0.0;
-        for c in chunks {
-            let mut words: HashSet<String> = tokenizer::analyze(&mut analyzer, &c.text)
-                .into_iter()
-                .collect();
-            words.extend(tokenizer::analyze(&mut analyzer, &c.title_path.join(" ")));
-            words.extend(tokenizer::analyze(&mut analyzer, &c.doc));
-            let got: f32 = terms
-                .iter()
-                .zip(&idf)
-                .filter(|(t, _)| has_term(t, |s| words.contains(s)))
-                .map(|(_, w)| w)
-                .sum();
-            best = best.max(got / total);
+        // The terms and their abbreviations' other spellings; a chunk's words
+        // are checked against these as they stream by, not collected.
+        let mut spellings: Vec<&str> = terms.iter().map(String::as_str).collect();
+        for v in terms.iter().flat_map(|t| abbrev::variants(t)) {
+            if !spellings.contains(&v.stem.as_str()) {
+                spellings.push(&v.stem);
+            }
         }
-        best
+        let mut found = vec![false; spellings.len()];
+        self.reader.with_stemmed(|analyzer| {
+            let mut best: f32 = 0.0;
+            for c in chunks {
+                found.fill(false);
+                let mut mark = |w: &str| {
+                    if let Some(i) = spellings.iter().position(|s| *s == w) {
+                        found[i] = true;
+                    }
+                };
+                tokenizer::for_each_term(analyzer, &c.text, &mut mark);
+                tokenizer::for_each_term(analyzer, &c.title_path.join(" "), &mut mark);
+                tokenizer::for_each_term(analyzer, &c.doc, &mut mark);
+                let has = |w: &str| {
+                    spellings
+                        .iter()
+                        .position(|s| *s == w)
+                        .is_some_and(|i| found[i])
+                };
+                let got: f32 = terms
+                    .iter()
+                    .zip(&idf)
+                    .filter(|(t, _)| has_term(t, has))
+                    .map(|(_, w)| w)
+                    .sum();
+                best = best.max(got / total);
+            }
+            best
+        })
     }
 }
 
