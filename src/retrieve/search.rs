@@ -379,28 +379,8 @@ pub fn preview(text: &str, terms: &[String], width: usize) -> String {
     // Lowercasing can change byte lengths; fall back to the head when it does.
     let same_len = lower.len() == text.len();
     let mut hits: Vec<(usize, usize)> = Vec::new();
-    if same_len {
-        for (ti, t) in terms.iter().enumerate() {
-            if t.len() < 2 {
-                continue;
-            }
-            let mut from = 0;
-            while let Some(p) = lower[from..].find(t.as_str()) {
-                let at = from + p;
-                let word_start = at == 0
-                    || !lower[..at]
-                        .chars()
-                        .next_back()
-                        .is_some_and(char::is_alphanumeric);
-                if word_start {
-                    hits.push((at, ti));
-                }
-                from = at + t.len();
-                if hits.len() > 256 {
-                    break;
-                }
-            }
-        }
+    if same_len && !word_start_hits(&lower, terms, &mut hits) {
+        hits = searched_hits(&lower, terms);
     }
     let center = if hits.is_empty() {
         0
@@ -454,6 +434,70 @@ pub fn preview(text: &str, terms: &[String], width: usize) -> String {
     out
 }
 
+/// The occurrences of `terms` (of 2 bytes or more) at word starts in `lower`,
+/// one search per term, stopping once there are more than [`HIT_CAP`].
+fn searched_hits(lower: &str, terms: &[String]) -> Vec<(usize, usize)> {
+    let mut hits = Vec::new();
+    for (ti, t) in terms.iter().enumerate() {
+        if t.len() < 2 {
+            continue;
+        }
+        let mut from = 0;
+        while let Some(p) = lower[from..].find(t.as_str()) {
+            let at = from + p;
+            let word_start = at == 0
+                || !lower[..at]
+                    .chars()
+                    .next_back()
+                    .is_some_and(char::is_alphanumeric);
+            if word_start {
+                hits.push((at, ti));
+            }
+            from = at + t.len();
+            if hits.len() > HIT_CAP {
+                break;
+            }
+        }
+    }
+    hits
+}
+
+/// Term occurrences past which [`preview`] stops looking.
+const HIT_CAP: usize = 256;
+
+/// The occurrences of `terms` (of 2 bytes or more) at word starts in `lower`,
+/// in one pass over its word starts instead of one search per term. Returns
+/// `false`, leaving `hits` for the caller to clear, where the pass might not
+/// find exactly what a search per term finds: when a term holds a character
+/// that is not alphanumeric (an occurrence of `a_b` can hide one starting at
+/// its `b`), or when there are more than [`HIT_CAP`] occurrences (the search
+/// per term stops at the cap, in term order).
+fn word_start_hits(lower: &str, terms: &[String], hits: &mut Vec<(usize, usize)>) -> bool {
+    if terms
+        .iter()
+        .any(|t| t.len() >= 2 && !t.chars().all(char::is_alphanumeric))
+    {
+        return false;
+    }
+    let bytes = lower.as_bytes();
+    let mut prev_alnum = false;
+    for (at, c) in lower.char_indices() {
+        let alnum = c.is_alphanumeric();
+        if alnum && !prev_alnum {
+            for (ti, t) in terms.iter().enumerate() {
+                if t.len() >= 2 && bytes[at..].starts_with(t.as_bytes()) {
+                    hits.push((at, ti));
+                }
+            }
+            if hits.len() > HIT_CAP {
+                return false;
+            }
+        }
+        prev_alnum = alnum;
+    }
+    true
+}
+
 fn floor_char(text: &str, mut at: usize) -> usize {
     while at > 0 && !text.is_char_boundary(at) {
         at -= 1;
@@ -463,7 +507,7 @@ fn floor_char(text: &str, mut at: usize) -> usize {
 
 #[cfg(test)]
 mod tests {
-    use super::preview;
+    use super::{preview, searched_hits, word_start_hits};
 
     fn terms(ts: &[&str]) -> Vec<String> {
         ts.iter().map(|t| t.to_string()).collect()
@@ -487,5 +531,36 @@ mod tests {
         let p = preview(&text, &terms(&["zebra"]), 40);
         assert!(p.starts_with("lock appears"), "{p}");
         let _ = preview(&text, &terms(&["lock", "stale"]), 0);
+    }
+
+    /// The one-pass scan finds what a search per term finds, or declines.
+    #[test]
+    fn word_start_scan_matches_the_search_per_term() {
+        let many = "lock ".repeat(300);
+        let cases: &[(&str, &[&str])] = &[
+            (
+                "the stale lock, a lockfile; relock x-lock lock",
+                &["lock", "stale", "x"],
+            ),
+            ("max_size max_size_b a_b_b a_b", &["max", "size", "b", "ab"]),
+            ("a_b_b a_b", &["a_b"]),
+            ("überlock lock über", &["über", "lock"]),
+            (&many, &["lock"]),
+            ("", &["lock"]),
+        ];
+        for (text, ts) in cases {
+            let ts = terms(ts);
+            let lower = text.to_lowercase();
+            let mut fast = Vec::new();
+            if word_start_hits(&lower, &ts, &mut fast) {
+                let mut slow = searched_hits(&lower, &ts);
+                fast.sort_unstable();
+                slow.sort_unstable();
+                assert_eq!(fast, slow, "{text:?} {ts:?}");
+            }
+        }
+        // Declined: a term that can hide another occurrence, and the cap.
+        assert!(!word_start_hits("a_b_b", &terms(&["a_b"]), &mut Vec::new()));
+        assert!(!word_start_hits(&many, &terms(&["lock"]), &mut Vec::new()));
     }
 }
