@@ -13,7 +13,7 @@ use tantivy::query::{
 };
 use tantivy::schema::{Field, IndexRecordOption, Value};
 use tantivy::tokenizer::TextAnalyzer;
-use tantivy::{DocSet, Index, ReloadPolicy, Searcher, TantivyDocument, Term};
+use tantivy::{DocAddress, DocSet, Index, ReloadPolicy, Searcher, TantivyDocument, Term};
 
 use super::collect::{PriorTop, Priors};
 use super::{Fields, REC_CHUNK, REC_DOC, abbrev, index_err, tokenizer};
@@ -250,19 +250,7 @@ impl IndexReader {
                 &stats,
             )
             .map_err(|e| index_err(&self.dir, e))?;
-        let mut out = Vec::with_capacity(top.len());
-        for (score, addr) in top {
-            let doc: TantivyDocument = self
-                .searcher
-                .doc(addr)
-                .map_err(|e| index_err(&self.dir, e))?;
-            if let Some(d) = doc.get_first(f.doc).and_then(|v| v.as_str()) {
-                out.push((d.to_string(), score));
-            }
-        }
-        out.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
-        out.truncate(TOP_DOCS);
-        Ok(out)
+        self.best_by_key(top, TOP_DOCS, f.doc)
     }
 
     /// Which of the stemmed `terms` occur anywhere in the text of document `doc`
@@ -383,20 +371,43 @@ impl IndexReader {
             .searcher
             .search_with_statistics_provider(&query, &collector, &stats)
             .map_err(|e| index_err(&self.dir, e))?;
-        let mut out = Vec::with_capacity(top.len());
+        Ok(self
+            .best_by_key(top, limit, f.id)?
+            .into_iter()
+            .map(|(id, score)| ScoredId { id, score })
+            .collect())
+    }
+
+    /// The `limit` best of the records `top` that have the stored `field`, as
+    /// `(value, score)` by score and then value. The value of a record is
+    /// read (a document-store block decompressed) only when the record can
+    /// still make the cut: once `limit` records are in, only those tied with
+    /// the last one can.
+    fn best_by_key(
+        &self,
+        mut top: Vec<(f32, DocAddress)>,
+        limit: usize,
+        field: Field,
+    ) -> Result<Vec<(String, f32)>> {
+        top.sort_by(|a, b| b.0.total_cmp(&a.0));
+        let mut out: Vec<(String, f32)> = Vec::with_capacity(limit.min(top.len()));
+        let mut cut: Option<f32> = None;
         for (score, addr) in top {
+            if cut.is_some_and(|c| score.total_cmp(&c).is_lt()) {
+                break;
+            }
             let doc: TantivyDocument = self
                 .searcher
                 .doc(addr)
                 .map_err(|e| index_err(&self.dir, e))?;
-            if let Some(id) = doc.get_first(f.id).and_then(|v| v.as_str()) {
-                out.push(ScoredId {
-                    id: id.to_string(),
-                    score,
-                });
+            if let Some(v) = doc.get_first(field).and_then(|v| v.as_str()) {
+                out.push((v.to_string(), score));
+                if out.len() == limit {
+                    cut = Some(score);
+                }
             }
         }
-        out.sort_by(|a, b| b.score.total_cmp(&a.score).then_with(|| a.id.cmp(&b.id)));
+        out.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
         out.truncate(limit);
         Ok(out)
     }
