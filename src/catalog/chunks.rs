@@ -50,14 +50,59 @@ struct Stored {
     len: usize,
 }
 
-/// The last page decompressed, so readers walking a document pay once per page.
+/// The last few pages decompressed, so readers walking a document, or reading
+/// several hits of one document, pay once per page. A cache lives for one
+/// read only: page rowids can be reused once a build drops a page.
 #[derive(Default)]
 struct PageCache {
-    id: i64,
-    text: Vec<u8>,
+    /// `(page id, text)`, the oldest replaced first.
+    pages: Vec<(i64, Vec<u8>)>,
+    next: usize,
+}
+
+/// Pages a [`PageCache`] holds: a search's hits come from a handful of
+/// documents, and a page is ~32 KB.
+const CACHED_PAGES: usize = 4;
+
+/// Chunks read by ID from one committed state of the catalog (see
+/// [`Catalog::read_chunks`]).
+pub struct ChunkReader<'a> {
+    cat: &'a Catalog,
+    cache: PageCache,
+}
+
+impl ChunkReader<'_> {
+    /// A chunk by ID, its `text_sha256` left empty (hashing every hit's text
+    /// is a cost no reader of search hits needs).
+    pub fn chunk(&mut self, id: &str) -> Result<Option<Chunk>> {
+        let sql = format!("SELECT {COLUMNS} FROM chunks WHERE id = ?1");
+        let stored = self
+            .cat
+            .conn
+            .prepare_cached(&sql)
+            .and_then(|mut s| s.query_row([id], decode_row).optional())
+            .map_err(|e| self.cat.err(e))?;
+        stored
+            .map(|s| self.cat.with_text_unhashed(s, &mut self.cache))
+            .transpose()
+    }
 }
 
 impl Catalog {
+    /// Calls `f` with a reader of chunks by ID. Its reads share one read
+    /// transaction, so they see one committed state even while a build
+    /// commits, and each page they touch is decompressed once.
+    pub fn read_chunks<T>(&self, f: impl FnOnce(&mut ChunkReader<'_>) -> Result<T>) -> Result<T> {
+        // Ended (rolled back; it wrote nothing) when dropped.
+        let tx = self.conn.unchecked_transaction().map_err(|e| self.err(e))?;
+        let out = f(&mut ChunkReader {
+            cat: self,
+            cache: PageCache::default(),
+        });
+        drop(tx);
+        out
+    }
+
     /// A chunk by ID.
     pub fn chunk(&self, id: &str) -> Result<Option<Chunk>> {
         let sql = format!("SELECT {COLUMNS} FROM chunks WHERE id = ?1");
@@ -227,27 +272,50 @@ impl Catalog {
             .map_err(|e| self.err(e))
     }
 
-    /// Fills in the text of a row from its page.
+    /// Fills in the text of a row from its page, and its hash.
     fn with_text(&self, s: Stored, cache: &mut PageCache) -> Result<Chunk> {
-        if cache.id != s.page || cache.text.is_empty() {
-            let body: Vec<u8> = self
-                .conn
-                .prepare_cached("SELECT body FROM pages WHERE id = ?1")
-                .and_then(|mut st| st.query_row([s.page], |r| r.get(0)))
-                .map_err(|e| self.err(e))?;
-            cache.text = lz4_flex::decompress_size_prepended(&body)
-                .map_err(|e| self.damaged(&s.chunk.id, &e.to_string()))?;
-            cache.id = s.page;
-        }
-        let bytes = cache
-            .text
+        let mut chunk = self.with_text_unhashed(s, cache)?;
+        chunk.text_sha256 = id::text_sha256(&chunk.text);
+        Ok(chunk)
+    }
+
+    /// Fills in the text of a row from its page.
+    fn with_text_unhashed(&self, s: Stored, cache: &mut PageCache) -> Result<Chunk> {
+        let at = match cache.pages.iter().position(|(id, _)| *id == s.page) {
+            Some(at) => at,
+            None => {
+                let text = self
+                    .conn
+                    .prepare_cached("SELECT body FROM pages WHERE id = ?1")
+                    .and_then(|mut st| {
+                        st.query_row([s.page], |r| {
+                            // Decompressed straight from SQLite's buffer.
+                            Ok(lz4_flex::decompress_size_prepended(
+                                r.get_ref(0)?.as_blob()?,
+                            ))
+                        })
+                    })
+                    .map_err(|e| self.err(e))?
+                    .map_err(|e| self.damaged(&s.chunk.id, &e.to_string()))?;
+                if cache.pages.len() < CACHED_PAGES {
+                    cache.pages.push((s.page, text));
+                    cache.pages.len() - 1
+                } else {
+                    let at = cache.next;
+                    cache.pages[at] = (s.page, text);
+                    cache.next = (at + 1) % CACHED_PAGES;
+                    at
+                }
+            }
+        };
+        let bytes = cache.pages[at]
+            .1
             .get(s.off..s.off + s.len)
             .ok_or_else(|| self.damaged(&s.chunk.id, "text range outside its page"))?;
         let text = std::str::from_utf8(bytes)
             .map_err(|e| self.damaged(&s.chunk.id, &e.to_string()))?
             .to_string();
         let mut chunk = s.chunk;
-        chunk.text_sha256 = id::text_sha256(&text);
         chunk.text = text;
         Ok(chunk)
     }

@@ -9,7 +9,7 @@ pub mod boxes;
 mod chunks;
 mod spans;
 
-pub use chunks::RawMeta;
+pub use chunks::{ChunkReader, RawMeta};
 pub use spans::PackSpan;
 
 use std::collections::HashMap;

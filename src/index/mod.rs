@@ -4,6 +4,7 @@
 //! safe to delete.
 
 pub mod abbrev;
+mod collect;
 pub mod doctest;
 pub mod reader;
 pub mod signals;

@@ -4,6 +4,7 @@
 //! is never involved, so quotes, `AND`, `:` or unbalanced parentheses are words.
 
 use std::path::{Path, PathBuf};
+use std::sync::{Mutex, TryLockError};
 
 use tantivy::collector::TopDocs;
 use tantivy::query::{
@@ -11,11 +12,11 @@ use tantivy::query::{
     TermSetQuery,
 };
 use tantivy::schema::{Field, IndexRecordOption, Value};
-use tantivy::{
-    DocId, DocSet, Index, ReloadPolicy, Score, Searcher, SegmentReader, TantivyDocument, Term,
-};
+use tantivy::tokenizer::TextAnalyzer;
+use tantivy::{DocAddress, DocSet, Index, ReloadPolicy, Searcher, TantivyDocument, Term};
 
-use super::{Fields, REC_CHUNK, REC_DOC, abbrev, index_err, signals, tokenizer};
+use super::collect::{PriorTop, Priors};
+use super::{Fields, REC_CHUNK, REC_DOC, abbrev, index_err, tokenizer};
 use crate::error::Result;
 
 /// Field boosts of the chunk query. The body carries the chunk's own heading
@@ -51,7 +52,7 @@ const DOC_WEIGHT: f32 = 1.0;
 /// KEPs +0.04, Rust Book unchanged).
 const BODY_LENGTH_SCALE: f64 = 4.0;
 
-/// Score factors for the [`signals`] flags: a test or an example still ranks,
+/// Score factors for the [`super::signals`] flags: a test or an example still ranks,
 /// but below implementation code with comparable evidence.
 const TEST_FACTOR: f32 = 0.3;
 const EXAMPLE_FACTOR: f32 = 0.5;
@@ -109,6 +110,13 @@ pub struct IndexReader {
     searcher: Searcher,
     fields: Fields,
     dir: PathBuf,
+    /// Query fields that hold no term in this snapshot (symbols and names in a
+    /// pack without code): clauses on them could match nothing.
+    empty: Vec<Field>,
+    /// Analyzers kept across calls: their word caches spare the stemmer the
+    /// words of queries and hits it has seen before.
+    stemmed: Mutex<TextAnalyzer>,
+    plain: Mutex<TextAnalyzer>,
 }
 
 impl IndexReader {
@@ -119,27 +127,62 @@ impl IndexReader {
             .try_into()
             .map_err(|e| index_err(dir, e))?;
         let reader: tantivy::IndexReader = reader;
+        let searcher = reader.searcher();
+        let empty = [
+            fields.leaf,
+            fields.anc,
+            fields.body,
+            fields.name,
+            fields.symbols,
+            fields.path,
+        ]
+        .into_iter()
+        .filter(|&field| {
+            Bm25StatisticsProvider::total_num_tokens(&searcher, field).is_ok_and(|n| n == 0)
+        })
+        .collect();
         Ok(IndexReader {
-            searcher: reader.searcher(),
+            searcher,
             fields,
             dir: dir.to_path_buf(),
+            empty,
+            stemmed: Mutex::new(tokenizer::stemmed()),
+            plain: Mutex::new(tokenizer::plain()),
         })
+    }
+
+    /// Runs `f` with the stemming analyzer of the index, warm from earlier
+    /// calls (a fresh one while another thread holds it).
+    pub fn with_stemmed<T>(&self, f: impl FnOnce(&mut TextAnalyzer) -> T) -> T {
+        with(&self.stemmed, tokenizer::stemmed, f)
+    }
+
+    /// Whether every record of the snapshot, deleted ones included, has
+    /// `field` = `value`, so that requiring it filters nothing.
+    fn all_have(&self, field: Field, value: &str) -> bool {
+        let records: u64 = self
+            .searcher
+            .segment_readers()
+            .iter()
+            .map(|s| u64::from(s.max_doc()))
+            .sum();
+        self.searcher
+            .doc_freq(&Term::from_field_text(field, value))
+            .is_ok_and(|n| n == records)
     }
 
     /// Stemmed, deduplicated query terms, in query order, without question words.
     pub fn query_terms(&self, query: &str) -> Vec<String> {
-        dedup(tokenizer::analyze(
-            &mut tokenizer::stemmed(),
-            &strip_question_words(query),
-        ))
+        let query = strip_question_words(query);
+        dedup(self.with_stemmed(|a| tokenizer::analyze(a, &query)))
     }
 
     /// Unstemmed terms, for identifier and path matching.
     pub fn plain_terms(&self, query: &str) -> Vec<String> {
-        dedup(tokenizer::analyze(
-            &mut tokenizer::plain(),
-            &strip_question_words(query),
-        ))
+        let query = strip_question_words(query);
+        dedup(with(&self.plain, tokenizer::plain, |a| {
+            tokenizer::analyze(a, &query)
+        }))
     }
 
     /// Number of chunks in the snapshot.
@@ -171,7 +214,11 @@ impl IndexReader {
         if kinds && let Some(kinds) = &filter.kinds {
             must.push((Occur::Must, set(f.kind, kinds)));
         }
-        if let Some(scope) = &filter.scope {
+        // Without relay values every record is in the `docs` scope; a filter
+        // that keeps everything would still cost an intersection per match.
+        if let Some(scope) = &filter.scope
+            && !self.all_have(f.scope, scope)
+        {
             must.push((Occur::Must, exact(f.scope, scope)));
         }
         if let Some(docs) = &filter.docs {
@@ -203,19 +250,7 @@ impl IndexReader {
                 &stats,
             )
             .map_err(|e| index_err(&self.dir, e))?;
-        let mut out = Vec::with_capacity(top.len());
-        for (score, addr) in top {
-            let doc: TantivyDocument = self
-                .searcher
-                .doc(addr)
-                .map_err(|e| index_err(&self.dir, e))?;
-            if let Some(d) = doc.get_first(f.doc).and_then(|v| v.as_str()) {
-                out.push((d.to_string(), score));
-            }
-        }
-        out.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
-        out.truncate(TOP_DOCS);
-        Ok(out)
+        self.best_by_key(top, TOP_DOCS, f.doc)
     }
 
     /// Which of the stemmed `terms` occur anywhere in the text of document `doc`
@@ -270,7 +305,7 @@ impl IndexReader {
     /// ties are broken by ID.
     ///
     /// A chunk's score is its own BM25 (over its headings, text, path and
-    /// symbols), times the factors of its [`signals`] flags, plus [`DOC_WEIGHT`] times the BM25 of its whole document when that
+    /// symbols), times the factors of its [`super::signals`] flags, plus [`DOC_WEIGHT`] times the BM25 of its whole document when that
     /// document is among the [`TOP_DOCS`] best. Where many documents share one
     /// heading skeleton, the section text alone often cannot tell which
     /// document a question is about; the document's text can.
@@ -279,27 +314,32 @@ impl IndexReader {
         let stemmed = self.query_terms(query);
         let plain = self.plain_terms(query);
         let mut should: Vec<(Occur, Box<dyn Query>)> = Vec::new();
+        let mut clause = |field: Field, term: &str, boost: f32| {
+            if !self.empty.contains(&field) {
+                push_term(&mut should, field, term, boost);
+            }
+        };
         for t in &stemmed {
-            push_term(&mut should, f.leaf, t, LEAF_BOOST);
-            push_term(&mut should, f.anc, t, ANCESTORS_BOOST);
-            push_term(&mut should, f.body, t, BODY_BOOST);
-            push_term(&mut should, f.name, t, NAME_BOOST);
+            clause(f.leaf, t, LEAF_BOOST);
+            clause(f.anc, t, ANCESTORS_BOOST);
+            clause(f.body, t, BODY_BOOST);
+            clause(f.name, t, NAME_BOOST);
         }
         for t in &plain {
-            push_term(&mut should, f.symbols, t, SYMBOL_BOOST);
-            push_term(&mut should, f.path, t, PATH_BOOST);
+            clause(f.symbols, t, SYMBOL_BOOST);
+            clause(f.path, t, PATH_BOOST);
         }
         // Other spellings of abbreviations (`dir` for "directory"), weaker
         // than the query's own words. Only the chunk query gets them: on the
         // document query they cost the KEPs more than they gave code.
         let w = ABBREV_WEIGHT;
         for v in abbrev::expand(&stemmed) {
-            push_term(&mut should, f.leaf, &v.stem, LEAF_BOOST * w);
-            push_term(&mut should, f.anc, &v.stem, ANCESTORS_BOOST * w);
-            push_term(&mut should, f.body, &v.stem, BODY_BOOST * w);
-            push_term(&mut should, f.name, &v.stem, NAME_BOOST * w);
-            push_term(&mut should, f.symbols, &v.plain, SYMBOL_BOOST * w);
-            push_term(&mut should, f.path, &v.plain, PATH_BOOST * w);
+            clause(f.leaf, &v.stem, LEAF_BOOST * w);
+            clause(f.anc, &v.stem, ANCESTORS_BOOST * w);
+            clause(f.body, &v.stem, BODY_BOOST * w);
+            clause(f.name, &v.stem, NAME_BOOST * w);
+            clause(f.symbols, &v.plain, SYMBOL_BOOST * w);
+            clause(f.path, &v.plain, PATH_BOOST * w);
         }
         if should.is_empty() {
             return Ok(Vec::new());
@@ -320,41 +360,71 @@ impl IndexReader {
         };
         // Over-fetch so ties at the cut are ordered by ID, independent of `limit`.
         let fetch = limit.saturating_mul(2).max(limit + 16);
-        let priors = Priors {
-            test: TEST_FACTOR,
-            example: EXAMPLE_FACTOR,
+        let collector = PriorTop {
+            limit: fetch,
+            priors: Priors {
+                test: TEST_FACTOR,
+                example: EXAMPLE_FACTOR,
+            },
         };
-        let collector = TopDocs::with_limit(fetch).tweak_score(move |seg: &SegmentReader| {
-            let flags = seg
-                .fast_fields()
-                .u64("flags")
-                .ok()
-                .map(|c| c.first_or_default_col(0));
-            move |doc: DocId, score: Score| match &flags {
-                Some(col) => score * priors.factor(col.get_val(doc)),
-                None => score,
-            }
-        });
         let top = self
             .searcher
             .search_with_statistics_provider(&query, &collector, &stats)
             .map_err(|e| index_err(&self.dir, e))?;
-        let mut out = Vec::with_capacity(top.len());
+        Ok(self
+            .best_by_key(top, limit, f.id)?
+            .into_iter()
+            .map(|(id, score)| ScoredId { id, score })
+            .collect())
+    }
+
+    /// The `limit` best of the records `top` that have the stored `field`, as
+    /// `(value, score)` by score and then value. The value of a record is
+    /// read (a document-store block decompressed) only when the record can
+    /// still make the cut: once `limit` records are in, only those tied with
+    /// the last one can.
+    fn best_by_key(
+        &self,
+        mut top: Vec<(f32, DocAddress)>,
+        limit: usize,
+        field: Field,
+    ) -> Result<Vec<(String, f32)>> {
+        top.sort_by(|a, b| b.0.total_cmp(&a.0));
+        let mut out: Vec<(String, f32)> = Vec::with_capacity(limit.min(top.len()));
+        let mut cut: Option<f32> = None;
         for (score, addr) in top {
+            if cut.is_some_and(|c| score.total_cmp(&c).is_lt()) {
+                break;
+            }
             let doc: TantivyDocument = self
                 .searcher
                 .doc(addr)
                 .map_err(|e| index_err(&self.dir, e))?;
-            if let Some(id) = doc.get_first(f.id).and_then(|v| v.as_str()) {
-                out.push(ScoredId {
-                    id: id.to_string(),
-                    score,
-                });
+            if let Some(v) = doc.get_first(field).and_then(|v| v.as_str()) {
+                out.push((v.to_string(), score));
+                if out.len() == limit {
+                    cut = Some(score);
+                }
             }
         }
-        out.sort_by(|a, b| b.score.total_cmp(&a.score).then_with(|| a.id.cmp(&b.id)));
+        out.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
         out.truncate(limit);
         Ok(out)
+    }
+}
+
+/// Runs `f` with the analyzer in `slot`, or with a `fresh` one while another
+/// thread holds it: a search never waits for another's analysis.
+fn with<T>(
+    slot: &Mutex<TextAnalyzer>,
+    fresh: fn() -> TextAnalyzer,
+    f: impl FnOnce(&mut TextAnalyzer) -> T,
+) -> T {
+    match slot.try_lock() {
+        Ok(mut a) => f(&mut a),
+        // The analyzer holds nothing but caches, valid whatever panicked.
+        Err(TryLockError::Poisoned(p)) => f(&mut p.into_inner()),
+        Err(TryLockError::WouldBlock) => f(&mut fresh()),
     }
 }
 
@@ -367,26 +437,6 @@ fn push_term(should: &mut Vec<(Occur, Box<dyn Query>)>, field: Field, term: &str
         IndexRecordOption::WithFreqs,
     );
     should.push((Occur::Should, Box::new(BoostQuery::new(Box::new(q), boost))));
-}
-
-/// Score multipliers for the [`signals`] flags of a chunk.
-#[derive(Debug, Clone, Copy)]
-struct Priors {
-    test: f32,
-    example: f32,
-}
-
-impl Priors {
-    fn factor(&self, flags: u64) -> f32 {
-        let mut f = 1.0;
-        if flags & signals::TEST != 0 {
-            f *= self.test;
-        }
-        if flags & signals::EXAMPLE != 0 {
-            f *= self.example;
-        }
-        f
-    }
 }
 
 /// Records whose `field` is exactly `value` (a term query: unlike a term set,

@@ -282,11 +282,16 @@ pub fn plain() -> TextAnalyzer {
 /// Runs `analyzer` over `text` and returns the token texts.
 pub fn analyze(analyzer: &mut TextAnalyzer, text: &str) -> Vec<String> {
     let mut out = Vec::new();
+    for_each_term(analyzer, text, |t| out.push(t.to_string()));
+    out
+}
+
+/// Runs `analyzer` over `text` and calls `f` with each token text.
+pub fn for_each_term(analyzer: &mut TextAnalyzer, text: &str, mut f: impl FnMut(&str)) {
     let mut stream = analyzer.token_stream(text);
     while stream.advance() {
-        out.push(stream.token().text.clone());
+        f(&stream.token().text);
     }
-    out
 }
 
 #[cfg(test)]

@@ -135,22 +135,25 @@ impl Retriever {
         // Parts of one section would crowd each other out: fetch extra and keep
         // the best part of each section.
         let scored = self.reader.search(query, k * 3 + 8, &filter)?;
-        let mut chunks: Vec<(Chunk, f32)> = Vec::with_capacity(k);
-        let mut sections: HashSet<(String, Vec<String>)> = HashSet::new();
-        for s in scored {
-            if chunks.len() == k {
-                break;
+        let chunks = self.catalog.read_chunks(|rows| {
+            let mut chunks: Vec<(Chunk, f32)> = Vec::with_capacity(k);
+            let mut sections: HashSet<(String, Vec<String>)> = HashSet::new();
+            for s in scored {
+                if chunks.len() == k {
+                    break;
+                }
+                // A row can be missing only for an ID a concurrent build just
+                // retired; the snapshot is older than the catalog. Skip it.
+                let Some(c) = rows.chunk(&s.id)? else {
+                    continue;
+                };
+                if c.part.is_some() && !sections.insert((c.doc.clone(), c.title_path.clone())) {
+                    continue;
+                }
+                chunks.push((c, s.score));
             }
-            // A row can be missing only for an ID a concurrent build just
-            // retired; the snapshot is older than the catalog. Skip it.
-            let Some(c) = self.catalog.chunk(&s.id)? else {
-                continue;
-            };
-            if c.part.is_some() && !sections.insert((c.doc.clone(), c.title_path.clone())) {
-                continue;
-            }
-            chunks.push((c, s.score));
-        }
+            Ok(chunks)
+        })?;
         let terms = self.reader.query_terms(query);
         // Questions about code describe behaviour in words a function rarely
         // uses itself (its comments are terse, its names compound), so a
@@ -259,7 +262,6 @@ impl Retriever {
         if total <= 0.0 {
             return Ok(0.0);
         }
-        let mut analyzer = tokenizer::stemmed();
         let mut seen: HashSet<&str> = HashSet::new();
         let mut best: f32 = 0.0;
         // The terms and their abbreviations' other spellings, as search matched them.
@@ -273,8 +275,11 @@ impl Retriever {
             if !seen.insert(doc) {
                 continue;
             }
-            let path: HashSet<String> =
-                tokenizer::analyze(&mut analyzer, doc).into_iter().collect();
+            let path: HashSet<String> = self
+                .reader
+                .with_stemmed(|a| tokenizer::analyze(a, doc))
+                .into_iter()
+                .collect();
             let present = self.reader.terms_in_doc(doc, &spellings)?;
             let found: HashSet<&str> = spellings
                 .iter()
@@ -321,23 +326,43 @@ impl Retriever {
         if total <= 0.0 {
             return 0.0;
         }
-        let mut analyzer = tokenizer::stemmed();
-        let mut best: f32 = 0.0;
-        for c in chunks {
-            let mut words: HashSet<String> = tokenizer::analyze(&mut analyzer, &c.text)
-                .into_iter()
-                .collect();
-            words.extend(tokenizer::analyze(&mut analyzer, &c.title_path.join(" ")));
-            words.extend(tokenizer::analyze(&mut analyzer, &c.doc));
-            let got: f32 = terms
-                .iter()
-                .zip(&idf)
-                .filter(|(t, _)| has_term(t, |s| words.contains(s)))
-                .map(|(_, w)| w)
-                .sum();
-            best = best.max(got / total);
+        // The terms and their abbreviations' other spellings; a chunk's words
+        // are checked against these as they stream by, not collected.
+        let mut spellings: Vec<&str> = terms.iter().map(String::as_str).collect();
+        for v in terms.iter().flat_map(|t| abbrev::variants(t)) {
+            if !spellings.contains(&v.stem.as_str()) {
+                spellings.push(&v.stem);
+            }
         }
-        best
+        let mut found = vec![false; spellings.len()];
+        self.reader.with_stemmed(|analyzer| {
+            let mut best: f32 = 0.0;
+            for c in chunks {
+                found.fill(false);
+                let mut mark = |w: &str| {
+                    if let Some(i) = spellings.iter().position(|s| *s == w) {
+                        found[i] = true;
+                    }
+                };
+                tokenizer::for_each_term(analyzer, &c.text, &mut mark);
+                tokenizer::for_each_term(analyzer, &c.title_path.join(" "), &mut mark);
+                tokenizer::for_each_term(analyzer, &c.doc, &mut mark);
+                let has = |w: &str| {
+                    spellings
+                        .iter()
+                        .position(|s| *s == w)
+                        .is_some_and(|i| found[i])
+                };
+                let got: f32 = terms
+                    .iter()
+                    .zip(&idf)
+                    .filter(|(t, _)| has_term(t, has))
+                    .map(|(_, w)| w)
+                    .sum();
+                best = best.max(got / total);
+            }
+            best
+        })
     }
 }
 
@@ -354,28 +379,8 @@ pub fn preview(text: &str, terms: &[String], width: usize) -> String {
     // Lowercasing can change byte lengths; fall back to the head when it does.
     let same_len = lower.len() == text.len();
     let mut hits: Vec<(usize, usize)> = Vec::new();
-    if same_len {
-        for (ti, t) in terms.iter().enumerate() {
-            if t.len() < 2 {
-                continue;
-            }
-            let mut from = 0;
-            while let Some(p) = lower[from..].find(t.as_str()) {
-                let at = from + p;
-                let word_start = at == 0
-                    || !lower[..at]
-                        .chars()
-                        .next_back()
-                        .is_some_and(char::is_alphanumeric);
-                if word_start {
-                    hits.push((at, ti));
-                }
-                from = at + t.len();
-                if hits.len() > 256 {
-                    break;
-                }
-            }
-        }
+    if same_len && !word_start_hits(&lower, terms, &mut hits) {
+        hits = searched_hits(&lower, terms);
     }
     let center = if hits.is_empty() {
         0
@@ -429,6 +434,70 @@ pub fn preview(text: &str, terms: &[String], width: usize) -> String {
     out
 }
 
+/// The occurrences of `terms` (of 2 bytes or more) at word starts in `lower`,
+/// one search per term, stopping once there are more than [`HIT_CAP`].
+fn searched_hits(lower: &str, terms: &[String]) -> Vec<(usize, usize)> {
+    let mut hits = Vec::new();
+    for (ti, t) in terms.iter().enumerate() {
+        if t.len() < 2 {
+            continue;
+        }
+        let mut from = 0;
+        while let Some(p) = lower[from..].find(t.as_str()) {
+            let at = from + p;
+            let word_start = at == 0
+                || !lower[..at]
+                    .chars()
+                    .next_back()
+                    .is_some_and(char::is_alphanumeric);
+            if word_start {
+                hits.push((at, ti));
+            }
+            from = at + t.len();
+            if hits.len() > HIT_CAP {
+                break;
+            }
+        }
+    }
+    hits
+}
+
+/// Term occurrences past which [`preview`] stops looking.
+const HIT_CAP: usize = 256;
+
+/// The occurrences of `terms` (of 2 bytes or more) at word starts in `lower`,
+/// in one pass over its word starts instead of one search per term. Returns
+/// `false`, leaving `hits` for the caller to clear, where the pass might not
+/// find exactly what a search per term finds: when a term holds a character
+/// that is not alphanumeric (an occurrence of `a_b` can hide one starting at
+/// its `b`), or when there are more than [`HIT_CAP`] occurrences (the search
+/// per term stops at the cap, in term order).
+fn word_start_hits(lower: &str, terms: &[String], hits: &mut Vec<(usize, usize)>) -> bool {
+    if terms
+        .iter()
+        .any(|t| t.len() >= 2 && !t.chars().all(char::is_alphanumeric))
+    {
+        return false;
+    }
+    let bytes = lower.as_bytes();
+    let mut prev_alnum = false;
+    for (at, c) in lower.char_indices() {
+        let alnum = c.is_alphanumeric();
+        if alnum && !prev_alnum {
+            for (ti, t) in terms.iter().enumerate() {
+                if t.len() >= 2 && bytes[at..].starts_with(t.as_bytes()) {
+                    hits.push((at, ti));
+                }
+            }
+            if hits.len() > HIT_CAP {
+                return false;
+            }
+        }
+        prev_alnum = alnum;
+    }
+    true
+}
+
 fn floor_char(text: &str, mut at: usize) -> usize {
     while at > 0 && !text.is_char_boundary(at) {
         at -= 1;
@@ -438,7 +507,7 @@ fn floor_char(text: &str, mut at: usize) -> usize {
 
 #[cfg(test)]
 mod tests {
-    use super::preview;
+    use super::{preview, searched_hits, word_start_hits};
 
     fn terms(ts: &[&str]) -> Vec<String> {
         ts.iter().map(|t| t.to_string()).collect()
@@ -462,5 +531,36 @@ mod tests {
         let p = preview(&text, &terms(&["zebra"]), 40);
         assert!(p.starts_with("lock appears"), "{p}");
         let _ = preview(&text, &terms(&["lock", "stale"]), 0);
+    }
+
+    /// The one-pass scan finds what a search per term finds, or declines.
+    #[test]
+    fn word_start_scan_matches_the_search_per_term() {
+        let many = "lock ".repeat(300);
+        let cases: &[(&str, &[&str])] = &[
+            (
+                "the stale lock, a lockfile; relock x-lock lock",
+                &["lock", "stale", "x"],
+            ),
+            ("max_size max_size_b a_b_b a_b", &["max", "size", "b", "ab"]),
+            ("a_b_b a_b", &["a_b"]),
+            ("überlock lock über", &["über", "lock"]),
+            (&many, &["lock"]),
+            ("", &["lock"]),
+        ];
+        for (text, ts) in cases {
+            let ts = terms(ts);
+            let lower = text.to_lowercase();
+            let mut fast = Vec::new();
+            if word_start_hits(&lower, &ts, &mut fast) {
+                let mut slow = searched_hits(&lower, &ts);
+                fast.sort_unstable();
+                slow.sort_unstable();
+                assert_eq!(fast, slow, "{text:?} {ts:?}");
+            }
+        }
+        // Declined: a term that can hide another occurrence, and the cap.
+        assert!(!word_start_hits("a_b_b", &terms(&["a_b"]), &mut Vec::new()));
+        assert!(!word_start_hits(&many, &terms(&["lock"]), &mut Vec::new()));
     }
 }

@@ -342,3 +342,60 @@ fn log_entries(entries: &[Entry]) {
     assert!(!hits.is_empty(), "{r}");
     assert_eq!(hits[0]["symbol"], "read_dir_entries", "{r}");
 }
+
+/// Hits show the text of the last build, in one process, also for a
+/// retriever opened before it. The catalog reuses the rowids of dropped
+/// pages: below, the page of the deleted `b.md` becomes the new page of
+/// `a.md`, whose first section (and ID) did not change, so a page cache that
+/// outlived one search would show `b.md`'s text for it.
+#[test]
+fn hits_show_the_text_of_the_last_build() {
+    use ctx::config::Settings;
+    use ctx::pipeline::{self, BuildOptions};
+    use ctx::retrieve::{Retriever, SearchOptions};
+    use ctx::segment::Segment;
+
+    let env = Env::empty();
+    let a = |spout: &str| {
+        format!("# Kettle\n\n## Stove\n\nThe kettle sits on the stove.\n\n## Spout\n\n{spout}\n")
+    };
+    env.write("a.md", a("The spout is short."));
+    let mut b = String::from("# Notes\n");
+    for i in 0..40 {
+        b.push_str(&format!(
+            "\n## Teapot {i}\n\nThe teapot whistles at boiling point {i}.\n"
+        ));
+    }
+    env.write("b.md", &b);
+    let seg = Segment::open(env.path(), "").unwrap();
+    let build = || pipeline::build(&seg, &Settings::default(), &BuildOptions::default()).unwrap();
+    build();
+    let opts = SearchOptions::default();
+    let stove = |r: &Retriever| {
+        let hits = r.search("kettle stove", &opts).unwrap().hits;
+        assert_eq!(
+            hits.first().map(|h| h.doc.as_str()),
+            Some("a.md"),
+            "{hits:?}"
+        );
+        assert!(
+            hits[0].preview.contains("kettle sits on the stove"),
+            "{hits:?}"
+        );
+    };
+    let old = Retriever::open(&seg).unwrap();
+    assert!(
+        !old.search("teapot whistles", &opts)
+            .unwrap()
+            .hits
+            .is_empty()
+    );
+    stove(&old);
+
+    std::fs::remove_file(env.path().join("b.md")).unwrap();
+    build();
+    env.write("a.md", a("The spout is long now."));
+    build();
+    stove(&old);
+    stove(&Retriever::open(&seg).unwrap());
+}

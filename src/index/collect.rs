@@ -1,0 +1,121 @@
+//! The top-k collector of the chunk query: BM25 times the [`signals`] priors.
+//!
+//! It keeps exactly what tantivy's `TopDocs::tweak_score` would keep (the same
+//! buffer, threshold and tie-breaking), but reads a chunk's flags only when its
+//! score can still enter the buffer. The flags column is optional (document
+//! records have none), so each read is a rank lookup, and with every chunk of a
+//! broad query matching, those lookups were a tenth of a search.
+
+use std::sync::Arc;
+
+use tantivy::collector::sort_key::NaturalComparator;
+use tantivy::collector::{Collector, SegmentCollector, TopNComputer};
+use tantivy::columnar::ColumnValues;
+use tantivy::{DocAddress, DocId, Score, SegmentOrdinal, SegmentReader};
+
+use super::signals;
+
+/// Score multipliers for the [`signals`] flags of a chunk. Each is at most 1,
+/// which is what lets [`PriorTop`] skip the flag lookup of a losing chunk.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Priors {
+    pub test: f32,
+    pub example: f32,
+}
+
+impl Priors {
+    fn factor(&self, flags: u64) -> f32 {
+        let mut f = 1.0;
+        if flags & signals::TEST != 0 {
+            f *= self.test;
+        }
+        if flags & signals::EXAMPLE != 0 {
+            f *= self.example;
+        }
+        f
+    }
+}
+
+/// The `limit` best records by score times [`Priors`] factor, best first, ties
+/// by ascending address.
+pub(super) struct PriorTop {
+    pub limit: usize,
+    pub priors: Priors,
+}
+
+/// [`PriorTop`] over one segment.
+pub(super) struct PriorTopSegment {
+    top: TopNComputer<Score, DocId, NaturalComparator>,
+    flags: Option<Arc<dyn ColumnValues<u64>>>,
+    priors: Priors,
+    segment: SegmentOrdinal,
+}
+
+impl Collector for PriorTop {
+    type Fruit = Vec<(Score, DocAddress)>;
+    type Child = PriorTopSegment;
+
+    fn for_segment(
+        &self,
+        segment: SegmentOrdinal,
+        reader: &SegmentReader,
+    ) -> tantivy::Result<PriorTopSegment> {
+        let flags = reader
+            .fast_fields()
+            .u64("flags")
+            .ok()
+            .map(|c| c.first_or_default_col(0));
+        Ok(PriorTopSegment {
+            top: TopNComputer::new_with_comparator(self.limit, NaturalComparator),
+            flags,
+            priors: self.priors,
+            segment,
+        })
+    }
+
+    fn requires_scoring(&self) -> bool {
+        true
+    }
+
+    fn merge_fruits(&self, fruits: Vec<Vec<(Score, DocAddress)>>) -> tantivy::Result<Self::Fruit> {
+        if self.limit == 0 {
+            return Ok(Vec::new());
+        }
+        let mut top = TopNComputer::new_with_comparator(self.limit, NaturalComparator);
+        for (score, addr) in fruits.into_iter().flatten() {
+            top.push(score, addr);
+        }
+        Ok(top
+            .into_sorted_vec()
+            .into_iter()
+            .map(|c| (c.sort_key, c.doc))
+            .collect())
+    }
+}
+
+impl SegmentCollector for PriorTopSegment {
+    type Fruit = Vec<(Score, DocAddress)>;
+
+    fn collect(&mut self, doc: DocId, score: Score) {
+        // Scores are non-negative and factors at most 1: a score the buffer
+        // rejects as it is cannot pass once multiplied (`push` rejects at or
+        // below the threshold, so this skips nothing it would keep).
+        if self.top.threshold.is_some_and(|t| score <= t) {
+            return;
+        }
+        let score = match &self.flags {
+            Some(col) => score * self.priors.factor(col.get_val(doc)),
+            None => score,
+        };
+        self.top.push(score, doc);
+    }
+
+    fn harvest(self) -> Self::Fruit {
+        let segment = self.segment;
+        self.top
+            .into_vec()
+            .into_iter()
+            .map(|c| (c.sort_key, DocAddress::new(segment, c.doc)))
+            .collect()
+    }
+}
