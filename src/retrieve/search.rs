@@ -130,6 +130,14 @@ pub struct SearchResult {
 impl Retriever {
     /// Ranked hits for a natural-language query.
     pub fn search(&self, query: &str, opts: &SearchOptions) -> Result<SearchResult> {
+        // Blank is a mistake (an unset variable, a missing argument), not a
+        // question nothing answers.
+        if query.trim().is_empty() {
+            return Err(Error::Invalid(
+                "the query is empty: say what to look for, e.g. `ctx search \"how are stale locks handled\"`"
+                    .into(),
+            ));
+        }
         let filter = self.filter(opts)?;
         let k = opts.k.max(1);
         // Parts of one section would crowd each other out: fetch extra and keep
@@ -191,7 +199,7 @@ impl Retriever {
         let hits = chunks
             .into_iter()
             .map(|(c, score)| Hit {
-                preview: preview(&c.text, &terms, 160),
+                preview: preview(&c.text, &terms, 160, c.kind == ChunkKind::Code),
                 source_path: self.source_path(&c.doc),
                 id: c.id,
                 doc: c.doc,
@@ -373,8 +381,10 @@ fn has_term(term: &str, has: impl Fn(&str) -> bool) -> bool {
     has(term) || abbrev::variants(term).iter().any(|v| has(&v.stem))
 }
 
-/// About `width` characters of `text` around the densest cluster of query terms.
-pub fn preview(text: &str, terms: &[String], width: usize) -> String {
+/// About `width` characters of `text` around the densest cluster of query
+/// terms, on one line. For `code`, comment markers at line starts are left out:
+/// joined into one line, `///` and `#` would read as part of the prose.
+pub fn preview(text: &str, terms: &[String], width: usize, code: bool) -> String {
     let lower = text.to_lowercase();
     // Lowercasing can change byte lengths; fall back to the head when it does.
     let same_len = lower.len() == text.len();
@@ -422,16 +432,34 @@ pub fn preview(text: &str, terms: &[String], width: usize) -> String {
     if start > 0 {
         out.push('…');
     }
-    out.push_str(
-        &text[start..end]
-            .split_whitespace()
-            .collect::<Vec<_>>()
-            .join(" "),
-    );
+    let mut words = Vec::new();
+    for line in text[start..end].lines() {
+        let line = if code {
+            strip_comment_marker(line)
+        } else {
+            line
+        };
+        words.extend(line.split_whitespace());
+    }
+    out.push_str(&words.join(" "));
     if end < text.len() {
         out.push('…');
     }
     out
+}
+
+/// `line` without a leading line-comment or doc-comment marker (`///`, `//!`,
+/// `//`, `#` and `*` when followed by a space or nothing).
+fn strip_comment_marker(line: &str) -> &str {
+    let t = line.trim_start();
+    for marker in ["///", "//!", "//", "#", "*"] {
+        if let Some(rest) = t.strip_prefix(marker)
+            && (rest.is_empty() || rest.starts_with(' '))
+        {
+            return rest;
+        }
+    }
+    line
 }
 
 /// The occurrences of `terms` (of 2 bytes or more) at word starts in `lower`,
@@ -521,16 +549,34 @@ mod tests {
         let text = format!(
             "lock appears early. {filler} here the stale lock timeout policy is explained. {filler}"
         );
-        let p = preview(&text, &terms(&["stale", "lock", "timeout"]), 80);
+        let p = preview(&text, &terms(&["stale", "lock", "timeout"]), 80, false);
         assert!(p.starts_with('…'), "{p}");
         assert!(p.contains("stale lock timeout policy"), "{p}");
         // One term only: the first occurrence wins.
-        let p = preview(&text, &terms(&["lock"]), 80);
+        let p = preview(&text, &terms(&["lock"]), 80, false);
         assert!(p.starts_with("lock appears early."), "{p}");
         // No term: the head, and a zero width does not panic.
-        let p = preview(&text, &terms(&["zebra"]), 40);
+        let p = preview(&text, &terms(&["zebra"]), 40, false);
         assert!(p.starts_with("lock appears"), "{p}");
-        let _ = preview(&text, &terms(&["lock", "stale"]), 0);
+        let _ = preview(&text, &terms(&["lock", "stale"]), 0, false);
+    }
+
+    /// A code preview reads as prose: no `///` or `#` between the words.
+    #[test]
+    fn code_previews_drop_comment_markers() {
+        let text = "/// Replaces the pack\n/// atomically.\n#[inline]\npub fn swap() {\n    // why: ext4\n}\n";
+        let p = preview(text, &terms(&["pack"]), 200, true);
+        assert_eq!(
+            p,
+            "Replaces the pack atomically. #[inline] pub fn swap() { why: ext4 }"
+        );
+        let py = "def f():\n    # counts the lines\n    return n\n";
+        assert_eq!(
+            preview(py, &[], 200, true),
+            "def f(): counts the lines return n"
+        );
+        // Prose keeps its characters.
+        assert_eq!(preview("# Title\ntext", &[], 200, false), "# Title text");
     }
 
     /// The one-pass scan finds what a search per term finds, or declines.

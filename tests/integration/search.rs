@@ -122,6 +122,20 @@ fn no_evidence() {
     assert_eq!(r["hits"].as_array().unwrap().len(), 0);
 }
 
+/// A blank query is a usage error that says what to do, not "no evidence";
+/// `evidence` says the same.
+#[test]
+fn empty_query_is_an_error() {
+    let env = demo();
+    for args in [&["search", "  "][..], &["evidence", ""][..]] {
+        env.ctx(args)
+            .assert()
+            .code(2)
+            .stderr(predicate::str::contains("the query is empty"))
+            .stderr(predicate::str::contains("ctx search \""));
+    }
+}
+
 /// `get` respects the budget and names what does not fit.
 #[test]
 fn get_within_budget() {
