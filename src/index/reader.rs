@@ -305,8 +305,8 @@ impl IndexReader {
     /// ties are broken by ID.
     ///
     /// A chunk's score is its own BM25 (over its headings, text, path and
-    /// symbols), times the factors of its [`super::signals`] flags, plus [`DOC_WEIGHT`] times the BM25 of its whole document when that
-    /// document is among the [`TOP_DOCS`] best. Where many documents share one
+    /// symbols), times the factors of its [`super::signals`] flags, plus `DOC_WEIGHT` times the BM25 of its whole document when that
+    /// document is among the `TOP_DOCS` best. Where many documents share one
     /// heading skeleton, the section text alone often cannot tell which
     /// document a question is about; the document's text can.
     pub fn search(&self, query: &str, limit: usize, filter: &Filter) -> Result<Vec<ScoredId>> {

@@ -7,7 +7,7 @@
 //!
 //! Three transcript formats are read and written: OpenAI Chat Completions
 //! messages, OpenAI Responses input items, and Anthropic Messages. How kept pairs
-//! are rendered is a [`Strategy`] chosen in one place ([`render`]).
+//! are rendered is a [`Strategy`] chosen in one place (`render`).
 
 use serde::Serialize;
 use serde_json::{Value, json};

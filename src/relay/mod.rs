@@ -1,9 +1,9 @@
 //! Relay: large tool outputs stored out of band and inspected piece by piece.
 //!
 //! A value above the threshold is replaced by an opaque reference
-//! (`internal://<id>`, see [`reference`]); the agent then asks for what it needs —
+//! (`internal://<id>`, see [`mod@reference`]); the agent then asks for what it needs —
 //! a slice, some lines, grep hits, a jq query — through [`resolve`], guided by the
-//! [`preview`] it got in place of the value.
+//! [`mod@preview`] it got in place of the value.
 //!
 //! This part of the module is pure: it takes the value as `&str` and never touches
 //! the file system or the catalog; storing values and looking up IDs live with the

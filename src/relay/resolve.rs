@@ -7,7 +7,7 @@
 //! [`grep`] lets the regex engine scan the value once instead of testing each line.
 //! Only [`query`] materializes the value, because jq needs a parsed tree.
 //!
-//! Conventions shared by [`slice`] and [`lines`]: positions are zero-based, a range
+//! Conventions shared by [`fn@slice`] and [`lines`]: positions are zero-based, a range
 //! is half-open `[from, to)`, a negative start counts back from the end, and any
 //! start or length out of range is clamped (an empty part, never an error), so an
 //! agent that overshoots learns the real size from [`Part::describe`].
@@ -84,7 +84,7 @@ pub enum ResolveError {
 /// Sizes of a value in the units the operations use.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 pub struct Length {
-    /// Unicode scalar values (what [`slice`] counts).
+    /// Unicode scalar values (what [`fn@slice`] counts).
     pub chars: usize,
     /// UTF-8 bytes.
     pub bytes: usize,

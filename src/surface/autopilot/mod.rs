@@ -4,10 +4,10 @@
 //! `pack::lock`); a second one refuses naming the first's pid. The watcher sees
 //! changes through `notify` (inotify on Linux; polling with `--poll`, or as a
 //! fallback with a warning when the OS watch limit is hit), debounced by
-//! `notify-debouncer-full`, and filtered (see [`watch`]) so its own writes under
+//! `notify-debouncer-full`, and filtered (see `watch`) so its own writes under
 //! `_ctx/` never start a round.
 //!
-//! A *round* runs the steps of `session.md` in order (see [`steps`]), or without
+//! A *round* runs the steps of `session.md` in order (see `steps`), or without
 //! configuration an in-process incremental build and then validate (these have no
 //! timeout: a build cannot be stopped half-way, and need not be). A failing step
 //! is logged and the rest of the round still runs; the watcher goes on. A

@@ -153,7 +153,7 @@ impl EvidenceParams {
 #[serde(deny_unknown_fields)]
 #[schemars(crate = "rmcp::schemars")]
 pub struct RefParams {
-    /// An internal://<id> reference.
+    /// An `internal://<id>` reference.
     pub opaque_reference: String,
 }
 
@@ -162,7 +162,7 @@ pub struct RefParams {
 #[serde(deny_unknown_fields)]
 #[schemars(crate = "rmcp::schemars")]
 pub struct SliceParams {
-    /// An internal://<id> reference.
+    /// An `internal://<id>` reference.
     pub opaque_reference: String,
     /// Zero-based; negative counts from the end.
     pub start_index: i64,
@@ -175,7 +175,7 @@ pub struct SliceParams {
 #[serde(deny_unknown_fields)]
 #[schemars(crate = "rmcp::schemars")]
 pub struct LinesParams {
-    /// An internal://<id> reference.
+    /// An `internal://<id>` reference.
     pub opaque_reference: String,
     /// Zero-based; negative counts from the end.
     pub start_line: i64,
@@ -188,7 +188,7 @@ pub struct LinesParams {
 #[serde(deny_unknown_fields)]
 #[schemars(crate = "rmcp::schemars")]
 pub struct GrepParams {
-    /// An internal://<id> reference.
+    /// An `internal://<id>` reference.
     pub opaque_reference: String,
     /// Rust regex; (?i) ignores case.
     pub pattern: String,
@@ -212,7 +212,7 @@ impl GrepParams {
 #[serde(deny_unknown_fields)]
 #[schemars(crate = "rmcp::schemars")]
 pub struct QueryParams {
-    /// An internal://<id> reference to JSON.
+    /// An `internal://<id>` reference to JSON.
     pub opaque_reference: String,
     /// A jq filter.
     pub jq: String,
