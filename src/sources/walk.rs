@@ -116,11 +116,13 @@ pub fn walk(
     let mut files = files.into_inner().unwrap_or_default();
     files.sort_by(|a, b| a.rel.cmp(&b.rel));
     let mut warnings = warnings.lock().map(|w| w.clone()).unwrap_or_default();
-    warnings.sort_by(|a, b| a.path.cmp(&b.path));
+    // Threads finish in any order; the report should not.
+    warnings.sort_by(|a, b| (&a.path, &a.message).cmp(&(&b.path, &b.message)));
     Ok(Walked { files, warnings })
 }
 
-/// Threads reading directories; more than two gains little even on big trees.
+/// Threads reading directories (two took a 690-directory walk from 16 to 12 ms;
+/// more were not measured, and a walk is a small part of any build).
 const WALK_THREADS: usize = 2;
 
 /// What a walker thread needs to decide about one entry.
