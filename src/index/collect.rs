@@ -21,6 +21,7 @@ use super::signals;
 pub(super) struct Priors {
     pub test: f32,
     pub example: f32,
+    pub thin: f32,
 }
 
 impl Priors {
@@ -31,6 +32,9 @@ impl Priors {
         }
         if flags & signals::EXAMPLE != 0 {
             f *= self.example;
+        }
+        if flags & signals::THIN != 0 {
+            f *= self.thin;
         }
         f
     }

@@ -56,6 +56,12 @@ const BODY_LENGTH_SCALE: f64 = 4.0;
 /// but below implementation code with comparable evidence.
 const TEST_FACTOR: f32 = 0.3;
 const EXAMPLE_FACTOR: f32 = 0.5;
+/// A thin method (a documented setter or option that hands the work on) still
+/// ranks for its own name and feature, but below code that does the work.
+/// Swept over 1.0 / 0.85 / 0.7 / 0.5 on the ignore and clap_builder sets:
+/// ignore unchanged (hit@5 0.855, MRR 0.677–0.688), clap_builder hit@5
+/// 0.542 → 0.583 and MRR 0.385 → 0.486 at 0.7, flat below.
+const THIN_FACTOR: f32 = 0.7;
 
 /// BM25 statistics over one record type: chunk and document records share the
 /// index but are scored as two collections.
@@ -365,6 +371,7 @@ impl IndexReader {
             priors: Priors {
                 test: TEST_FACTOR,
                 example: EXAMPLE_FACTOR,
+                thin: THIN_FACTOR,
             },
         };
         let top = self

@@ -14,6 +14,10 @@ pub const TEST: u64 = 1;
 /// The chunk is example or demo code (code only).
 pub const EXAMPLE: u64 = 2;
 
+/// The chunk is a function or method whose doc comment is most of it and
+/// whose body is a few lines: a setter, a getter, a builder option (code only).
+pub const THIN: u64 = 4;
+
 /// Directory names whose code is tests, benchmarks or test data.
 const TEST_DIRS: &[&str] = &[
     "test",
@@ -42,7 +46,41 @@ pub fn flags(chunk: &Chunk) -> u64 {
     if has_dir(&chunk.doc, EXAMPLE_DIRS) {
         flags |= EXAMPLE;
     }
+    if is_thin(chunk) {
+        flags |= THIN;
+    }
     flags
+}
+
+/// Code lines of a thin body, at most.
+const THIN_CODE_LINES: usize = 4;
+
+/// A function or method with at most [`THIN_CODE_LINES`] lines of code (not
+/// counting its signature line, attributes and lone braces) under a comment of
+/// three lines or more, at least twice as long as the code. Such a method describes a feature in prose and hands
+/// the work to another; a question about how the feature works is answered by
+/// the other one.
+fn is_thin(chunk: &Chunk) -> bool {
+    let Some(sym) = &chunk.symbol else {
+        return false;
+    };
+    if !matches!(sym.kind.as_str(), "function" | "method") {
+        return false;
+    }
+    let (mut code, mut comment) = (0usize, 0usize);
+    for line in chunk.text.lines() {
+        let l = line.trim();
+        if l.is_empty() || matches!(l, "{" | "}" | "};" | ")" | "})") || l.starts_with("#[") {
+            continue;
+        }
+        if l.starts_with("//") || l.starts_with('*') || l.starts_with("/*") {
+            comment += 1;
+        } else {
+            code += 1;
+        }
+    }
+    // The signature line counts as code.
+    code <= THIN_CODE_LINES + 1 && comment >= 3 && comment >= 2 * code
 }
 
 fn has_dir(doc: &str, names: &[&str]) -> bool {
@@ -231,5 +269,47 @@ mod tests {
         let mut md = code("tests/README.md", &["Tests"], "", "#[test]");
         md.kind = ChunkKind::Markdown;
         assert_eq!(flags(&md), 0);
+    }
+
+    #[test]
+    fn thin_methods_are_flagged() {
+        let doc = "/// Enables the global gitignore.\n///\n/// It is read from\n/// core.excludesFile, or from\n/// the XDG config dir when\n/// that is not set.\n";
+        let setter = format!(
+            "{doc}pub fn git_global(&mut self, yes: bool) -> &mut Self {{\n    self.opts.git_global = yes;\n    self\n}}\n"
+        );
+        assert_eq!(
+            flags(&code(
+                "src/walk.rs",
+                &["src/walk.rs", "git_global"],
+                "git_global",
+                &setter
+            )),
+            THIN
+        );
+        // Real work under the same comment is not thin.
+        let body = "    let x = 1;\n".repeat(8);
+        let work = format!("{doc}fn matched(&self) -> bool {{\n{body}    true\n}}\n");
+        assert_eq!(
+            flags(&code(
+                "src/dir.rs",
+                &["src/dir.rs", "matched"],
+                "matched",
+                &work
+            )),
+            0
+        );
+        // Nor is a short function without much of a comment, or a type.
+        let short = "/// Yes.\nfn f() -> bool {\n    true\n}\n";
+        assert_eq!(flags(&code("src/a.rs", &["src/a.rs", "f"], "f", short)), 0);
+        let mut ty = code(
+            "src/a.rs",
+            &["src/a.rs", "A"],
+            "A",
+            &format!("{doc}struct A;\n"),
+        );
+        if let Some(s) = ty.symbol.as_mut() {
+            s.kind = "struct".into();
+        }
+        assert_eq!(flags(&ty), 0);
     }
 }
