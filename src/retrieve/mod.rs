@@ -4,6 +4,7 @@
 pub mod evidence;
 pub mod excerpt;
 pub mod get;
+pub mod preview;
 pub mod search;
 
 use serde::Serialize;
