@@ -136,6 +136,21 @@ fn empty_query_is_an_error() {
     }
 }
 
+/// Hit and chunk counts outside 1..=100 are refused with the range, not
+/// silently clamped.
+#[test]
+fn counts_out_of_range_are_usage_errors() {
+    let env = demo();
+    env.ctx(&["search", "stale locks", "-k", "0"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("0 is not in 1..=100"));
+    env.ctx(&["evidence", "stale locks", "--max-chunks", "500"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("500 is not in 1..=100"));
+}
+
 /// `get` respects the budget and names what does not fit.
 #[test]
 fn get_within_budget() {

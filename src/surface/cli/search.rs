@@ -13,7 +13,8 @@ use crate::pipeline::{self, BuildOptions};
 use crate::retrieve::{DEFAULT_BUDGET, Retriever};
 use crate::segment::Segment;
 use crate::surface::mcp::tools::{
-    DEFAULT_K, DEFAULT_MAX_CHUNKS, EvidenceParams, GetParams, ModeParam, ScopeParam, SearchParams,
+    DEFAULT_K, DEFAULT_MAX_CHUNKS, EvidenceParams, GetParams, MAX_K, ModeParam, ScopeParam,
+    SearchParams,
 };
 use crate::surface::output::{Printer, sanitize};
 
@@ -34,8 +35,9 @@ pub struct SearchArgs {
     /// The question or keywords (natural language; punctuation is fine).
     #[arg(required = true, num_args = 1..)]
     pub query: Vec<String>,
-    /// Number of hits (at most 100).
-    #[arg(short, long, default_value_t = DEFAULT_K)]
+    /// Number of hits (1 to 100).
+    #[arg(short, long, default_value_t = DEFAULT_K,
+          value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=MAX_K as u64))]
     pub k: usize,
     /// Only documents whose path matches this glob (e.g. `docs/**`).
     #[arg(long, value_name = "GLOB")]
@@ -80,8 +82,9 @@ pub struct EvidenceArgs {
     /// Token budget of the block.
     #[arg(long, default_value_t = DEFAULT_BUDGET)]
     pub budget: usize,
-    /// At most this many chunks.
-    #[arg(long, default_value_t = DEFAULT_MAX_CHUNKS)]
+    /// At most this many chunks (1 to 100).
+    #[arg(long, default_value_t = DEFAULT_MAX_CHUNKS,
+          value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=MAX_K as u64))]
     pub max_chunks: usize,
     /// Only documents whose path matches this glob.
     #[arg(long, value_name = "GLOB")]
@@ -237,7 +240,7 @@ pub(super) fn evidence(cli: &Cli, p: &Printer, args: &EvidenceArgs) -> anyhow::R
         budget: Some(args.budget),
     };
     let mut options = params.options(settings.max_budget);
-    options.max_chunks = args.max_chunks.max(1);
+    options.max_chunks = args.max_chunks;
     options.search.doc_glob = args.doc.clone();
     let ev = r.evidence(&params.query, &options)?;
     if p.json {
