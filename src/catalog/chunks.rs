@@ -76,13 +76,8 @@ impl ChunkReader<'_> {
     /// is a cost no reader of search hits needs).
     pub fn chunk(&mut self, id: &str) -> Result<Option<Chunk>> {
         let sql = format!("SELECT {COLUMNS} FROM chunks WHERE id = ?1");
-        let stored = self
-            .cat
-            .conn
-            .prepare_cached(&sql)
-            .and_then(|mut s| s.query_row([id], decode_row).optional())
-            .map_err(|e| self.cat.err(e))?;
-        stored
+        self.cat
+            .stored(&sql, [id])?
             .map(|s| self.cat.with_text_unhashed(s, &mut self.cache))
             .transpose()
     }
@@ -118,14 +113,17 @@ impl Catalog {
     }
 
     fn one(&self, sql: &str, p: impl rusqlite::Params) -> Result<Option<Chunk>> {
-        let stored = self
-            .conn
-            .prepare_cached(sql)
-            .and_then(|mut s| s.query_row(p, decode_row).optional())
-            .map_err(|e| self.err(e))?;
-        stored
+        self.stored(sql, p)?
             .map(|s| self.with_text(s, &mut PageCache::default()))
             .transpose()
+    }
+
+    /// The one row `sql` selects, before its text is read from its page.
+    fn stored(&self, sql: &str, p: impl rusqlite::Params) -> Result<Option<Stored>> {
+        self.conn
+            .prepare_cached(sql)
+            .and_then(|mut s| s.query_row(p, decode_row).optional())
+            .map_err(|e| self.err(e))
     }
 
     /// Where a retired ID was: `(doc, title_path)`.

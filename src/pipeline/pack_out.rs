@@ -111,6 +111,14 @@ fn write_docs(
     Ok(placed)
 }
 
+/// Writes one chunk object of the `chunks` array, after a comma unless `first`.
+fn put_chunk(w: &mut Counting<'_>, first: &mut bool, chunk: &Chunk) -> std::io::Result<()> {
+    if !std::mem::take(first) {
+        w.write_all(b",")?;
+    }
+    serde_json::to_writer(&mut *w, chunk).map_err(std::io::Error::from)
+}
+
 /// Copies bytes `start..end` of the previous pack.
 fn copy_run(
     w: &mut Counting<'_>,
@@ -230,23 +238,13 @@ pub(super) fn write_pack(
         })?;
         w.write_all(b"],\"chunks\":[")?;
         let chunks = write_docs(&mut w, old.as_mut(), &chunks_from, |i, w| {
-            if let Some(chunks) = memory.get(docs[i].doc.as_str()) {
-                for (n, chunk) in chunks.iter().enumerate() {
-                    if n > 0 {
-                        w.write_all(b",")?;
-                    }
-                    serde_json::to_writer(&mut *w, chunk)?;
-                }
-                return Ok(());
-            }
             let mut first = true;
+            if let Some(chunks) = memory.get(docs[i].doc.as_str()) {
+                return chunks.iter().try_for_each(|c| put_chunk(w, &mut first, c));
+            }
             let r = catalog.for_each_chunk_of(&docs[i].doc, |chunk| {
-                let io = |e: std::io::Error| Error::io("cannot write", seg.pack_path(), e);
-                if !first {
-                    w.write_all(b",").map_err(io)?;
-                }
-                first = false;
-                serde_json::to_writer(&mut *w, chunk).map_err(|e| io(e.into()))
+                put_chunk(w, &mut first, chunk)
+                    .map_err(|e| Error::io("cannot write", seg.pack_path(), e))
             });
             r.map_err(|e| {
                 failure = Some(e);

@@ -29,6 +29,11 @@ pub enum KindArg {
     All,
 }
 
+/// A hit or chunk count: 1 to [`MAX_K`], refused with the range otherwise.
+fn count_1_to_max() -> clap::builder::RangedU64ValueParser<usize> {
+    clap::builder::RangedU64ValueParser::new().range(1..=MAX_K as u64)
+}
+
 /// Arguments of `ctx search`.
 #[derive(Debug, clap::Args)]
 pub struct SearchArgs {
@@ -37,7 +42,7 @@ pub struct SearchArgs {
     pub query: Vec<String>,
     /// Number of hits (1 to 100).
     #[arg(short, long, default_value_t = DEFAULT_K,
-          value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=MAX_K as u64))]
+          value_parser = count_1_to_max())]
     pub k: usize,
     /// Only documents whose path matches this glob (e.g. `docs/**`).
     #[arg(long, value_name = "GLOB")]
@@ -84,7 +89,7 @@ pub struct EvidenceArgs {
     pub budget: usize,
     /// At most this many chunks (1 to 100).
     #[arg(long, default_value_t = DEFAULT_MAX_CHUNKS,
-          value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=MAX_K as u64))]
+          value_parser = count_1_to_max())]
     pub max_chunks: usize,
     /// Only documents whose path matches this glob.
     #[arg(long, value_name = "GLOB")]
