@@ -22,6 +22,7 @@ pub(super) struct Priors {
     pub test: f32,
     pub example: f32,
     pub thin: f32,
+    pub glue: f32,
 }
 
 impl Priors {
@@ -35,6 +36,9 @@ impl Priors {
         }
         if flags & signals::THIN != 0 {
             f *= self.thin;
+        }
+        if flags & signals::GLUE != 0 {
+            f *= self.glue;
         }
         f
     }

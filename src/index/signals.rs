@@ -18,6 +18,11 @@ pub const EXAMPLE: u64 = 2;
 /// whose body is a few lines: a setter, a getter, a builder option (code only).
 pub const THIN: u64 = 4;
 
+/// The chunk is only the opening of a container whose members are chunks of
+/// their own (`impl Walk {`, `class Walker:`): it says nothing but a name every
+/// member's heading path repeats (code only).
+pub const GLUE: u64 = 8;
+
 /// Directory names whose code is tests, benchmarks or test data.
 const TEST_DIRS: &[&str] = &[
     "test",
@@ -49,7 +54,40 @@ pub fn flags(chunk: &Chunk) -> u64 {
     if is_thin(chunk) {
         flags |= THIN;
     }
+    if is_glue(chunk) {
+        flags |= GLUE;
+    }
     flags
+}
+
+/// Lines an opening may span (attributes, decorators, a wrapped signature).
+const GLUE_LINES: usize = 3;
+
+/// A symbol's chunk of at most [`GLUE_LINES`] lines, without comments, that
+/// ends on an opener (`{`, or `:` for Python): only a container's header can,
+/// since every other definition's chunk runs to the end of its body.
+fn is_glue(chunk: &Chunk) -> bool {
+    if chunk.symbol.is_none() {
+        return false;
+    }
+    let lines: Vec<&str> = chunk
+        .text
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .collect();
+    let comment = |l: &&str| {
+        l.starts_with("//")
+            || l.starts_with("/*")
+            || l.starts_with('*')
+            || l.starts_with('#') && !l.starts_with("#[")
+    };
+    !lines.is_empty()
+        && lines.len() <= GLUE_LINES
+        && !lines.iter().any(comment)
+        && lines
+            .last()
+            .is_some_and(|l| l.ends_with('{') || l.ends_with(':'))
 }
 
 /// Code lines of a thin body, at most.
@@ -264,11 +302,36 @@ mod tests {
             "",
         );
         assert_eq!(flags(&ex), EXAMPLE);
-        let lib = code("src/a.rs", &["src/a.rs", "A"], "A", "impl A {");
+        let lib = code("src/a.rs", &["src/a.rs", "A"], "A", "struct A;");
         assert_eq!(flags(&lib), 0);
         let mut md = code("tests/README.md", &["Tests"], "", "#[test]");
         md.kind = ChunkKind::Markdown;
         assert_eq!(flags(&md), 0);
+    }
+
+    #[test]
+    fn bare_container_openings_are_glue() {
+        let glue = |text: &str| flags(&code("src/a.rs", &["src/a.rs", "A"], "A", text)) == GLUE;
+        assert!(glue("\nimpl A {\n"));
+        assert!(glue(
+            "#[cfg(unix)]\nimpl<T: Clone> Visit for A<T>\nwhere T: Send {\n"
+        ));
+        assert!(glue("@dataclass\nclass A(Base):\n"));
+        assert!(glue("export class A extends B {\n"));
+        // A documented opening says what the container is for.
+        assert!(!glue("/// Walks a tree.\nimpl A {\n"));
+        assert!(!glue("# Walks a tree.\nclass A:\n"));
+        // Whole definitions end with their bodies.
+        assert!(!glue("struct A {}\n"));
+        assert!(!glue("class A(Exception):\n    pass\n"));
+        assert!(!glue("impl A {\n    fn f() {}\n}\n"));
+        assert!(!glue(
+            "mod tests {\n    use super::*;\n    use std::io;\n    use std::fs;\n"
+        ));
+        // Text between symbols is not a container's opening.
+        let mut gap = code("src/a.rs", &["src/a.rs"], "", "impl A {\n");
+        gap.symbol = None;
+        assert_eq!(flags(&gap), 0);
     }
 
     #[test]
