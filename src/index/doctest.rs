@@ -9,6 +9,7 @@
 
 use std::borrow::Cow;
 
+use crate::chunk::code::comment::comment_text;
 use crate::chunk::{Chunk, ChunkKind};
 
 /// The text to index for `chunk`'s body: code chunks lose the fenced blocks
@@ -52,17 +53,13 @@ pub fn strip_examples(text: &str) -> Cow<'_, str> {
 }
 
 /// What follows the comment marker of `line`, trimmed, when `line` is a comment
-/// line (`//`, `///`, `//!`, `#`, `*`, `/**`) or a line of a docstring. Python
-/// docstrings have no marker per line, so any line whose text starts with a
-/// fence or `>>>` counts as one.
+/// line or a line of a docstring. Python docstrings have no marker per line, so
+/// any line whose text starts with a fence or `>>>` counts as one.
 fn comment_body(line: &str) -> Option<&str> {
-    let t = line.trim_start();
-    for marker in ["///", "//!", "//", "/**", "/*", "*", "#"] {
-        if let Some(rest) = t.strip_prefix(marker) {
-            return Some(rest.trim());
-        }
+    if let Some(rest) = comment_text(line) {
+        return Some(rest.trim());
     }
-    let t = t.trim_end();
+    let t = line.trim();
     (t.starts_with("```") || t.starts_with("~~~") || t.starts_with(">>>")).then_some(t)
 }
 

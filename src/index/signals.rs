@@ -7,6 +7,7 @@
 //! demote tests, benchmarks and examples without hiding them from a query that
 //! names them.
 
+use crate::chunk::code::comment::is_comment;
 use crate::chunk::{Chunk, ChunkKind};
 
 /// The chunk is a test, a benchmark or test support (code only).
@@ -76,15 +77,9 @@ fn is_glue(chunk: &Chunk) -> bool {
         .map(str::trim)
         .filter(|l| !l.is_empty())
         .collect();
-    let comment = |l: &&str| {
-        l.starts_with("//")
-            || l.starts_with("/*")
-            || l.starts_with('*')
-            || l.starts_with('#') && !l.starts_with("#[")
-    };
     !lines.is_empty()
         && lines.len() <= GLUE_LINES
-        && !lines.iter().any(comment)
+        && !lines.iter().any(|l| is_comment(l))
         && lines
             .last()
             .is_some_and(|l| l.ends_with('{') || l.ends_with(':'))
@@ -111,7 +106,7 @@ fn is_thin(chunk: &Chunk) -> bool {
         if l.is_empty() || matches!(l, "{" | "}" | "};" | ")" | "})") || l.starts_with("#[") {
             continue;
         }
-        if l.starts_with("//") || l.starts_with('*') || l.starts_with("/*") {
+        if is_comment(l) {
             comment += 1;
         } else {
             code += 1;

@@ -1,6 +1,8 @@
 //! Query-focused previews: a stretch of a hit (search shows ~160 characters)
 //! around the densest cluster of query terms, on one line.
 
+use crate::chunk::code::comment::comment_text;
+
 /// About `width` characters of `text` around the densest cluster of query
 /// terms, on one line. For `code`, comment markers at line starts are left out:
 /// joined into one line, `///` and `#` would read as part of the prose.
@@ -68,18 +70,9 @@ pub fn preview(text: &str, terms: &[String], width: usize, code: bool) -> String
     out
 }
 
-/// `line` without a leading line-comment or doc-comment marker (`///`, `//!`,
-/// `//`, `#` and `*` when followed by a space or nothing).
+/// `line` without a leading comment marker.
 fn strip_comment_marker(line: &str) -> &str {
-    let t = line.trim_start();
-    for marker in ["///", "//!", "//", "#", "*"] {
-        if let Some(rest) = t.strip_prefix(marker)
-            && (rest.is_empty() || rest.starts_with(' '))
-        {
-            return rest;
-        }
-    }
-    line
+    comment_text(line).unwrap_or(line)
 }
 
 /// The occurrences of `terms` (of 2 bytes or more) at word starts in `lower`,

@@ -20,6 +20,7 @@
 //! A file whose syntax errors cover more than a quarter of it outside any
 //! definition is split by lines instead, with a [`ChunkNote`] saying so.
 
+pub mod comment;
 mod extract;
 mod generated;
 pub mod languages;
