@@ -181,10 +181,13 @@ impl IndexReader {
             .is_ok_and(|n| n == records)
     }
 
-    /// Stemmed, deduplicated query terms, in query order, without question words.
+    /// Stemmed, deduplicated query terms, in query order, without question
+    /// words, then the operators the query names.
     pub fn query_terms(&self, query: &str) -> Vec<String> {
-        let query = strip_question_words(query);
-        dedup(self.with_stemmed(|a| tokenizer::analyze(a, &query)))
+        let words = strip_question_words(query);
+        let mut terms = self.with_stemmed(|a| tokenizer::analyze(a, &words));
+        terms.extend(tokenizer::query_operators(query));
+        dedup(terms)
     }
 
     /// Unstemmed terms, for identifier and path matching.

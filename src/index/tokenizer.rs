@@ -5,6 +5,10 @@
 //! lower→upper case, letter↔digit) yields its parts and then the whole word, so
 //! a query for the identifier and a query for its words both match. The same
 //! analyzer runs on queries, so splitting is symmetric.
+//!
+//! An inline code span holding only an operator (`` `?` ``, `` `&&` ``, `` `..=` ``)
+//! is a term of its own: docs about a language name its operators that way, and
+//! a question about `?` has no other word to find them by.
 
 use std::borrow::Cow;
 use tantivy::tokenizer::{TextAnalyzer, Token, TokenStream, Tokenizer};
@@ -18,6 +22,9 @@ pub const PLAIN: &str = "ctx_plain";
 
 /// Tokens of this many bytes or more are dropped (hashes, base64, minified runs).
 const MAX_TOKEN_BYTES: usize = 48;
+
+/// Longest operator kept as a term (`::<>`).
+const MAX_OPERATOR_BYTES: usize = 4;
 
 /// Lucene's English stop words (the list tantivy's `StopWordFilter` uses).
 fn is_stop_word(w: &str) -> bool {
@@ -164,10 +171,14 @@ impl Tokenizer for Analyzer {
         self.len = 0;
         let mut position = 0usize;
         let mut word_start: Option<usize> = None;
+        let mut skip_to = 0;
         for (i, c) in text
             .char_indices()
             .chain(std::iter::once((text.len(), ' ')))
         {
+            if i < skip_to {
+                continue;
+            }
             let is_word = c.is_alphanumeric() || c == '_';
             match (word_start, is_word) {
                 (None, true) => word_start = Some(i),
@@ -177,12 +188,65 @@ impl Tokenizer for Analyzer {
                 }
                 _ => {}
             }
+            if c == '`'
+                && let Some(op) = operator_span(&text[i + 1..])
+            {
+                push(
+                    &mut self.tokens,
+                    &mut self.len,
+                    op,
+                    i + 1,
+                    op.len(),
+                    position,
+                );
+                position += 1;
+                // Past the closing backtick, which would otherwise open a span.
+                skip_to = i + op.len() + 2;
+            }
         }
         VecTokenStream {
             tokens: &mut self.tokens[..self.len],
             next: 0,
         }
     }
+}
+
+/// The operator in the inline code span whose opening backtick `after` follows,
+/// when the span holds nothing else.
+fn operator_span(after: &str) -> Option<&str> {
+    let end = after
+        .bytes()
+        .take(MAX_OPERATOR_BYTES + 1)
+        .position(|b| b == b'`')?;
+    let op = &after[..end];
+    is_operator(op).then_some(op)
+}
+
+/// One to [`MAX_OPERATOR_BYTES`] ASCII punctuation characters, backticks aside.
+fn is_operator(s: &str) -> bool {
+    (1..=MAX_OPERATOR_BYTES).contains(&s.len())
+        && s.bytes().all(|b| b.is_ascii_punctuation() && b != b'`')
+}
+
+/// The operators a query names, as terms: punctuation standing alone between
+/// spaces (`can I use ? in main`) or in backticks. A lone `-` is a dash, and a
+/// mark ending the query is its punctuation.
+pub fn query_operators(query: &str) -> Vec<String> {
+    let pieces: Vec<&str> = query.split_whitespace().collect();
+    let mut out: Vec<String> = Vec::new();
+    for (i, piece) in pieces.iter().enumerate() {
+        let quoted = piece.len() > 2 && piece.starts_with('`') && piece.ends_with('`');
+        let op = if quoted {
+            &piece[1..piece.len() - 1]
+        } else {
+            piece
+        };
+        let sentence_end = !quoted && i + 1 == pieces.len() && matches!(op, "?" | "!" | "." | "?!");
+        if is_operator(op) && op != "-" && !sentence_end && !out.iter().any(|o| o == op) {
+            out.push(op.to_string());
+        }
+    }
+    out
 }
 
 /// Writes the next token, reusing the buffers of earlier texts.
@@ -320,6 +384,35 @@ mod tests {
         );
     }
 
+    #[test]
+    fn operators_in_code_spans_are_terms() {
+        let mut a = stemmed();
+        assert_eq!(
+            analyze(&mut a, "Use the `?` operator, `&&` or `..=`; a `---` line."),
+            ["use", "?", "oper", "&&", "..=", "---", "line"]
+        );
+        // Spans with words, fences and empty spans are not operators; the
+        // closing backtick of `?` does not open a span over ` or `.
+        assert_eq!(
+            analyze(&mut a, "`&mut` ```rust\n`` `?` or `!`"),
+            ["mut", "rust", "?", "!"]
+        );
+        // Longer runs are not operators (a `-----` rule, `::<<>>`).
+        assert!(analyze(&mut a, "`?!?!?`").is_empty());
+    }
+
+    #[test]
+    fn queries_name_operators_alone_or_in_backticks() {
+        assert_eq!(query_operators("can I use ? inside main?"), ["?"]);
+        assert_eq!(
+            query_operators("what does `!` mean and what is ::<> for"),
+            ["!", "::<>"]
+        );
+        // A dash, a trailing question mark, words with punctuation: none.
+        assert!(query_operators("locks - how are they handled ?").is_empty());
+        assert!(query_operators("what is \"search\" (the tool)?").is_empty());
+    }
+
     /// The same word splitting as [`Analyzer`], without any filtering.
     #[derive(Clone, Default)]
     struct SplitOnly(Vec<Token>);
@@ -399,8 +492,11 @@ mod tests {
             let mut slow = chain(stem);
             for t in &texts {
                 // Twice: the second pass is served from the term cache.
+                // Operator terms are ours alone (the chain drops punctuation).
                 for _ in 0..2 {
-                    assert_eq!(analyze(&mut fast, t), analyze(&mut slow, t));
+                    let mut words = analyze(&mut fast, t);
+                    words.retain(|w| !is_operator(w));
+                    assert_eq!(words, analyze(&mut slow, t));
                 }
             }
         }

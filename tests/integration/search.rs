@@ -372,6 +372,31 @@ fn log_entries(entries: &[Entry]) {
     assert_eq!(hits[0]["symbol"], "read_dir_entries", "{r}");
 }
 
+/// An operator named in a query (alone, or in backticks) finds the section
+/// that writes it as inline code, though no other word of the query is rarer
+/// there than elsewhere; a question mark ending a query is not one.
+#[test]
+fn operators_are_searchable() {
+    let env = Env::empty();
+    env.write(
+        "errors.md",
+        "# Errors\n\n## Matching on results\n\nA function that can fail returns a result; match on it in main and return early.\n\n\
+         ## Early return\n\nUse the `?` operator to return early from main with the error.\n\n\
+         ## Never\n\nA function that never returns has the type `!`, and main can return it.\n",
+    );
+    env.ctx(&["build"]).assert().success();
+    let top = |q: &str| {
+        let r = env.json(&["search", "--no-build", q, "-k", "3"]);
+        r["hits"][0]["title_path"].to_string()
+    };
+    assert_eq!(top("can I use ? in main"), r#"["Errors","Early return"]"#);
+    assert_eq!(top("return type `!` in main"), r#"["Errors","Never"]"#);
+    // A question mark ending a question is punctuation: were it the
+    // operator, "Early return" would win on it.
+    assert_eq!(top("what type can main return?"), r#"["Errors","Never"]"#);
+    assert_eq!(top("what type can main return ?"), r#"["Errors","Never"]"#);
+}
+
 /// Hits show the text of the last build, in one process, also for a
 /// retriever opened before it. The catalog reuses the rowids of dropped
 /// pages: below, the page of the deleted `b.md` becomes the new page of
