@@ -388,6 +388,51 @@ fn a_step_timeout_kills_the_child() {
     );
 }
 
+/// A watcher killed with SIGKILL mid-step takes the step down with it: its
+/// guard sees the pipe to the watcher close and kills the step's group.
+#[test]
+fn kill_9_of_the_watcher_ends_a_running_step() {
+    let pids = tempfile::tempdir().expect("tempdir");
+    let pidfile = pids.path().join("sleep.pid");
+    let env = demo(&format!(
+        "autopilot:\n  debounce_ms: 200\n  steps:\n    - command: sleep 30 & echo $! > '{}'; wait\n      timeout_ms: 60000\n",
+        pidfile.display()
+    ));
+    let mut w = Watcher::started(&env, &[]);
+    append(&env.path().join("docs/faq.md"), "\nA kill note.\n");
+    let until = Instant::now() + Duration::from_secs(20);
+    while !pidfile.exists() {
+        assert!(
+            Instant::now() < until,
+            "the step never started: {}",
+            w.output()
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    std::thread::sleep(Duration::from_millis(50));
+    let pid = std::fs::read_to_string(&pidfile).expect("pid file");
+    let stat = || std::fs::read_to_string(format!("/proc/{}/stat", pid.trim())).unwrap_or_default();
+    assert!(
+        !stat().is_empty(),
+        "sleep should run while the watcher does"
+    );
+    w.child.kill().expect("kill -9");
+    w.exited_within(Duration::from_secs(10));
+    // Gone, or a zombie waiting for a reaper that is not ours.
+    let until = Instant::now() + Duration::from_secs(10);
+    loop {
+        let s = stat();
+        if s.is_empty() || s.contains(") Z ") {
+            break;
+        }
+        assert!(
+            Instant::now() < until,
+            "sleep still runs after the watcher died: {s}"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
 /// A failing step is logged; the rest of the round runs, and the next change
 /// still rebuilds.
 #[test]

@@ -21,7 +21,8 @@
 //!
 //! SIGINT, SIGTERM and SIGHUP stop the watcher: a child step gets SIGTERM (then
 //! SIGKILL after a grace period), an in-process build finishes, `stop` is logged
-//! and the lock is released. Everything is logged to `_ctx/autopilot.log` (see
+//! and the lock is released. A watcher killed outright still takes a running
+//! child step down with it (see `steps.rs`). Everything is logged to `_ctx/autopilot.log` (see
 //! [`log`]), which `--status` reads.
 //!
 //! Limits: `notify` watches every directory under the root, gitignored ones too

@@ -8,13 +8,16 @@
 //! runs this same binary with `-s <segment>` added, so `ctx build && ctx validate`
 //! works and never picks up another `ctx` on `PATH`.
 //!
-//! The price of the separate group: a watcher killed with SIGKILL cannot end a
-//! step that is running, which then runs to its end unwatched (setting a parent
-//! death signal would need `pre_exec`, i.e. `unsafe`, which the crate forbids).
+//! A watcher killed with SIGKILL cannot signal that group, and a parent-death
+//! signal would need `pre_exec` (`unsafe`, which the crate forbids). So the
+//! shell starts a guard first: a background `read` on a pipe whose write end
+//! only the watcher holds. The kernel closes it when the watcher dies, the read
+//! ends, and the guard kills its own process group, the step with it. When the
+//! command ends first, the shell stops the guard.
 
 use std::io::Read;
 use std::path::Path;
-use std::process::{Child, Command, ExitStatus, Stdio};
+use std::process::{Child, Command, ExitStatus};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
@@ -111,6 +114,19 @@ fn validate(seg: &Segment) -> Result<(), String> {
 /// The shell prelude that makes `ctx` in a step mean this binary on this segment.
 const CTX_FUNCTION: &str = r#"ctx() { "$CTX_AUTOPILOT_EXE" -s "$CTX_AUTOPILOT_SEGMENT" "$@"; }"#;
 
+/// The script around a step's command (`{command}`): the guard reads the
+/// watcher's pipe from fd 3, since a background job's fd 0 is `/dev/null`.
+const SCRIPT: &str = r#"exec 3<&0 </dev/null
+(read -r _ <&3 || kill -KILL 0) >/dev/null 2>&1 &
+ctx_guard=$!
+exec 3<&-
+({command}
+)
+ctx_status=$?
+kill "$ctx_guard" 2>/dev/null
+exit "$ctx_status"
+"#;
+
 /// How often a running child is checked for exit, timeout and stop. Short, because
 /// it adds to the latency of every step.
 const POLL: Duration = Duration::from_millis(5);
@@ -131,7 +147,9 @@ pub(super) fn run_command(seg: &Segment, exe: &Path, step: &Step, stop: &AtomicB
         duration: started.elapsed(),
         error,
     };
-    let (mut child, output) = match spawn(seg, exe, &step.command) {
+    // `_guard` is the write end of the guard's pipe: held until the child is
+    // done, and closed by the kernel if this process dies first.
+    let (mut child, output, _guard) = match spawn(seg, exe, &step.command) {
         Ok(x) => x,
         Err(e) => return done(Outcome::Failed, Some(format!("cannot start `sh`: {e}"))),
     };
@@ -190,24 +208,29 @@ pub(super) fn run_command(seg: &Segment, exe: &Path, step: &Step, stop: &AtomicB
     }
 }
 
-/// Starts `sh -c`, with stdout and stderr into one pipe whose tail a thread keeps.
+/// Starts `sh -c`, with stdout and stderr into one pipe whose tail a thread
+/// keeps, and the write end of the guard's pipe (see the module docs).
 fn spawn(
     seg: &Segment,
     exe: &Path,
     command: &str,
-) -> std::io::Result<(Child, mpsc::Receiver<String>)> {
+) -> std::io::Result<(Child, mpsc::Receiver<String>, std::io::PipeWriter)> {
     use std::os::unix::process::CommandExt;
     let (mut reader, writer) = std::io::pipe()?;
+    let (guard, guard_writer) = std::io::pipe()?;
     let mut cmd = Command::new("sh");
     cmd.arg("-c")
-        .arg(format!("{CTX_FUNCTION}\n{command}"))
+        .arg(format!(
+            "{CTX_FUNCTION}\n{}",
+            SCRIPT.replace("{command}", command)
+        ))
         .current_dir(&seg.root)
         .env("CTX_AUTOPILOT_EXE", exe)
         .env("CTX_AUTOPILOT_SEGMENT", &seg.root)
         // `-s <path>` must be read as a path, not a name under $CTX_ROOT.
         .env_remove("CTX_ROOT")
         .env("NO_COLOR", "1")
-        .stdin(Stdio::null())
+        .stdin(guard)
         .stdout(writer.try_clone()?)
         .stderr(writer)
         .process_group(0);
@@ -232,7 +255,7 @@ fn spawn(
         }
         let _ = tx.send(summarize(&tail));
     });
-    Ok((child, rx))
+    Ok((child, rx, guard_writer))
 }
 
 /// The last few non-empty lines of a child's output, on one line.
