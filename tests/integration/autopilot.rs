@@ -4,7 +4,7 @@
 //! happen).
 
 use std::fs::File;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Child, Command, ExitStatus, Stdio};
 use std::time::{Duration, Instant};
 
@@ -354,16 +354,43 @@ fn one_watcher_per_segment_and_kill_9_frees_the_lock() {
     assert_ne!(second.pid(), first.pid());
 }
 
+/// A project whose only step starts `sleep 30` in the background, writes its
+/// pid to a file and waits for it, with a time limit of `timeout_ms`.
+fn sleeping_step(timeout_ms: u64) -> (Env, tempfile::TempDir, PathBuf) {
+    let pids = tempfile::tempdir().expect("tempdir");
+    let pidfile = pids.path().join("sleep.pid");
+    let env = demo(&format!(
+        "autopilot:\n  debounce_ms: 200\n  steps:\n    - command: sleep 30 & echo $! > '{}'; wait\n      timeout_ms: {timeout_ms}\n",
+        pidfile.display()
+    ));
+    (env, pids, pidfile)
+}
+
+/// `/proc/<pid>/stat` of the pid in `pidfile` (empty once it is gone).
+fn stat_of(pidfile: &Path) -> String {
+    let pid = std::fs::read_to_string(pidfile).expect("pid file");
+    std::fs::read_to_string(format!("/proc/{}/stat", pid.trim())).unwrap_or_default()
+}
+
+/// Waits up to `limit` for the process in `pidfile` to be gone, or a zombie
+/// waiting for a reaper that is not ours.
+fn assert_ends_within(pidfile: &Path, limit: Duration) {
+    let until = Instant::now() + limit;
+    loop {
+        let stat = stat_of(pidfile);
+        if stat.is_empty() || stat.contains(") Z ") {
+            return;
+        }
+        assert!(Instant::now() < until, "sleep still runs: {stat}");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
 /// A step past its timeout is killed (its whole process group) and logged as a
 /// timeout quickly.
 #[test]
 fn a_step_timeout_kills_the_child() {
-    let pids = tempfile::tempdir().expect("tempdir");
-    let pidfile = pids.path().join("sleep.pid");
-    let env = demo(&format!(
-        "autopilot:\n  debounce_ms: 200\n  steps:\n    - command: sleep 30 & echo $! > '{}'; wait\n      timeout_ms: 300\n",
-        pidfile.display()
-    ));
+    let (env, _pids, pidfile) = sleeping_step(300);
     let mut w = Watcher::started(&env, &[]);
     let edited = Instant::now();
     append(&env.path().join("docs/faq.md"), "\nA timeout note.\n");
@@ -379,25 +406,14 @@ fn a_step_timeout_kills_the_child() {
     let ms = step["duration_ms"].as_u64().expect("duration");
     assert!((300..5000).contains(&ms), "{step}");
     assert!(elapsed < Duration::from_secs(20), "{elapsed:?}");
-    let pid = std::fs::read_to_string(&pidfile).expect("pid file");
-    let stat = std::fs::read_to_string(format!("/proc/{}/stat", pid.trim())).unwrap_or_default();
-    // Gone, or a zombie waiting for a reaper that is not ours.
-    assert!(
-        stat.is_empty() || stat.contains(") Z "),
-        "sleep still runs: {stat}"
-    );
+    assert_ends_within(&pidfile, Duration::ZERO);
 }
 
 /// A watcher killed with SIGKILL mid-step takes the step down with it: its
 /// guard sees the pipe to the watcher close and kills the step's group.
 #[test]
 fn kill_9_of_the_watcher_ends_a_running_step() {
-    let pids = tempfile::tempdir().expect("tempdir");
-    let pidfile = pids.path().join("sleep.pid");
-    let env = demo(&format!(
-        "autopilot:\n  debounce_ms: 200\n  steps:\n    - command: sleep 30 & echo $! > '{}'; wait\n      timeout_ms: 60000\n",
-        pidfile.display()
-    ));
+    let (env, _pids, pidfile) = sleeping_step(60_000);
     let mut w = Watcher::started(&env, &[]);
     append(&env.path().join("docs/faq.md"), "\nA kill note.\n");
     let until = Instant::now() + Duration::from_secs(20);
@@ -409,28 +425,15 @@ fn kill_9_of_the_watcher_ends_a_running_step() {
         );
         std::thread::sleep(Duration::from_millis(20));
     }
+    // The pid file exists once `echo` opened it; let it write.
     std::thread::sleep(Duration::from_millis(50));
-    let pid = std::fs::read_to_string(&pidfile).expect("pid file");
-    let stat = || std::fs::read_to_string(format!("/proc/{}/stat", pid.trim())).unwrap_or_default();
     assert!(
-        !stat().is_empty(),
+        !stat_of(&pidfile).is_empty(),
         "sleep should run while the watcher does"
     );
     w.child.kill().expect("kill -9");
     w.exited_within(Duration::from_secs(10));
-    // Gone, or a zombie waiting for a reaper that is not ours.
-    let until = Instant::now() + Duration::from_secs(10);
-    loop {
-        let s = stat();
-        if s.is_empty() || s.contains(") Z ") {
-            break;
-        }
-        assert!(
-            Instant::now() < until,
-            "sleep still runs after the watcher died: {s}"
-        );
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    assert_ends_within(&pidfile, Duration::from_secs(10));
 }
 
 /// A failing step is logged; the rest of the round runs, and the next change
