@@ -9,6 +9,7 @@ pub mod doctest;
 pub mod reader;
 pub mod signals;
 mod term_cache;
+pub mod terms;
 pub mod tokenizer;
 pub mod writer;
 
@@ -40,7 +41,7 @@ pub struct Fields {
     pub leaf: Field,
     /// Headings between the document's title (first heading) and the leaf.
     pub anc: Field,
-    /// Chunk text.
+    /// Chunk text, as stemmed terms ([`terms`]).
     pub body: Field,
     /// Code symbol names and signatures (boosted).
     pub symbols: Field,
@@ -53,7 +54,7 @@ pub struct Fields {
     pub kind: Field,
     /// `docs` or `relay` (exact).
     pub scope: Field,
-    /// Document record: the whole document's text.
+    /// Document record: the stemmed terms of all its chunks' text.
     pub dtext: Field,
 }
 
@@ -81,13 +82,14 @@ fn schema() -> (Schema, Fields) {
         path: b.add_text_field("path", text(tokenizer::PLAIN)),
         leaf: b.add_text_field("leaf", text(tokenizer::STEMMED)),
         anc: b.add_text_field("anc", text(tokenizer::STEMMED)),
-        body: b.add_text_field("body", text(tokenizer::STEMMED)),
+        // Body and document text are analyzed by the writer (see [`terms`]).
+        body: b.add_text_field("body", text(terms::TERMS)),
         symbols: b.add_text_field("symbols", text(tokenizer::PLAIN)),
         name: b.add_text_field("name", text(tokenizer::STEMMED)),
         flags: b.add_u64_field("flags", FAST),
         kind: b.add_text_field("kind", STRING),
         scope: b.add_text_field("scope", STRING),
-        dtext: b.add_text_field("dtext", text(tokenizer::STEMMED)),
+        dtext: b.add_text_field("dtext", text(terms::TERMS)),
     };
     (b.build(), fields)
 }
@@ -142,6 +144,7 @@ impl SearchIndex {
         index
             .tokenizers()
             .register(tokenizer::PLAIN, tokenizer::plain());
+        index.tokenizers().register(terms::TERMS, terms::terms());
         SearchIndex {
             index,
             fields,

@@ -5,13 +5,15 @@
 //! its whole text, written after its last chunk; search scores it to
 //! tell which document a query is about (see [`super::reader`]). Chunks arrive
 //! grouped by document, so the record is flushed when the document changes and at
-//! commit.
+//! commit. Both records get the chunk text as terms analyzed here, once
+//! ([`super::terms`]).
 
 use std::path::{Path, PathBuf};
 
+use tantivy::tokenizer::TextAnalyzer;
 use tantivy::{Index, TantivyDocument, Term, indexer::IndexWriter as TantivyWriter};
 
-use super::{Fields, REC_CHUNK, REC_DOC, doctest, index_err, signals};
+use super::{Fields, REC_CHUNK, REC_DOC, doctest, index_err, signals, terms, tokenizer};
 use crate::chunk::Chunk;
 use crate::error::Result;
 
@@ -34,13 +36,18 @@ pub struct IndexWriter {
     dir: PathBuf,
     /// The document whose chunks are being added.
     pending: Option<PendingDoc>,
+    /// Analyzes chunk bodies (the stemming analyzer, warm across chunks).
+    analyzer: TextAnalyzer,
+    /// The terms of the chunk being added, a buffer reused across chunks.
+    terms: String,
 }
 
 /// A document record under construction.
 struct PendingDoc {
     doc: String,
     scope: String,
-    text: String,
+    /// The terms of its chunks so far.
+    terms: String,
 }
 
 impl IndexWriter {
@@ -73,6 +80,8 @@ impl IndexWriter {
             fields,
             dir: dir.to_path_buf(),
             pending: None,
+            analyzer: tokenizer::stemmed(),
+            terms: String::new(),
         })
     }
 
@@ -102,11 +111,15 @@ impl IndexWriter {
         let pending = self.pending.get_or_insert_with(|| PendingDoc {
             doc: chunk.doc.clone(),
             scope: scope.to_string(),
-            text: String::new(),
+            terms: String::new(),
         });
-        let body = doctest::indexed_body(chunk);
-        pending.text.push_str(&body);
-        pending.text.push('\n');
+        self.terms.clear();
+        terms::append_terms(
+            &mut self.analyzer,
+            &doctest::indexed_body(chunk),
+            &mut self.terms,
+        );
+        pending.terms.push_str(&self.terms);
 
         let mut doc = TantivyDocument::default();
         doc.add_text(f.id, &chunk.id);
@@ -122,7 +135,7 @@ impl IndexWriter {
                 doc.add_text(f.anc, mid.join(" \n "));
             }
         }
-        doc.add_text(f.body, &*body);
+        doc.add_text(f.body, &self.terms);
         if let Some(sym) = &chunk.symbol {
             doc.add_text(f.symbols, &sym.qualified);
             doc.add_text(f.symbols, &sym.signature);
@@ -150,7 +163,7 @@ impl IndexWriter {
         doc.add_text(f.doc, &p.doc);
         doc.add_text(f.rec, REC_DOC);
         doc.add_text(f.scope, &p.scope);
-        doc.add_text(f.dtext, &p.text);
+        doc.add_text(f.dtext, &p.terms);
         self.writer
             .add_document(doc)
             .map(|_| ())
