@@ -1,5 +1,6 @@
 //! Pre-analyzed text: a text's terms as the [`super::tokenizer`] analyzers
-//! give them, each followed by a space, and the tokenizer that reads them back.
+//! give them, each followed by a space ([`Analyzer::append_terms`]), and the
+//! tokenizer that reads them back.
 //!
 //! A document record indexes the bodies of all its chunks again. Analyzed by
 //! tantivy, every word was analyzed twice, a sixth of a cold build's CPU;
@@ -9,21 +10,13 @@
 
 use tantivy::tokenizer::{TextAnalyzer, Token, TokenStream, Tokenizer};
 
-use super::tokenizer;
+#[cfg(doc)]
+use super::tokenizer::Analyzer;
 
 /// Name of the tokenizer of pre-analyzed fields.
 pub const TERMS: &str = "ctx_terms";
 
-/// Appends the terms `analyzer` makes of `text` to `out`, each followed by a
-/// space.
-pub fn append_terms(analyzer: &mut TextAnalyzer, text: &str, out: &mut String) {
-    tokenizer::for_each_term(analyzer, text, |term| {
-        out.push_str(term);
-        out.push(' ');
-    });
-}
-
-/// Splits text written by [`append_terms`] back into its terms.
+/// Splits text written by [`Analyzer::append_terms`] back into its terms.
 #[derive(Clone, Default)]
 pub struct Terms {
     token: Token,
@@ -85,18 +78,19 @@ pub fn terms() -> TextAnalyzer {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::index::tokenizer::{self, Analyzer};
 
-    /// Reading the terms back gives exactly the analyzer's tokens, so a field
-    /// indexed from pre-analyzed text holds the terms and counts it held when
-    /// tantivy analyzed the text itself.
-    #[test]
-    fn terms_read_back_as_analyzed() {
+    /// Fixture and source texts, tricky words, and random strings of word
+    /// characters, separators and non-ASCII letters, digits and marks.
+    fn texts() -> Vec<String> {
         let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
         let mut texts = vec![
             String::new(),
             "   ".to_string(),
             "the a of".to_string(),
             "Ünïcödé ÉCOLE straße ΣΊΣΥΦΟΣ HTTPServer2Go __init__ a_b_ x86_64 İstanbul".to_string(),
+            "AVeryLongIdentifierThatGoesOnAndOnAndOnForeverAndEver ok".to_string(),
+            "use `?` and `&&`, ``?``, `a`, `..=` `::<>` `:::::` x`?`y `!`` `?".to_string(),
         ];
         for dir in ["fixtures/demo", "fixtures/markdown", "src/index"] {
             for e in std::fs::read_dir(root.join(dir))
@@ -108,16 +102,45 @@ mod tests {
                 }
             }
         }
-        for make in [tokenizer::stemmed, tokenizer::plain] {
-            let mut analyzer = make();
-            let mut reader = terms();
+        let alphabet: Vec<char> = "aZbY09_ _-.?&`\n\tÉßİΣé\u{301}٣²ǅ中😀Ⅻ".chars().collect();
+        let mut seed = 0x2545_f491_4f6c_dd1d_u64;
+        for _ in 0..2000 {
+            let len = (seed >> 59) as usize + 1;
+            let word: String = (0..len)
+                .map(|_| {
+                    seed ^= seed << 13;
+                    seed ^= seed >> 7;
+                    seed ^= seed << 17;
+                    alphabet[(seed % alphabet.len() as u64) as usize]
+                })
+                .collect();
+            texts.push(word);
+        }
+        texts
+    }
+
+    /// The writer's terms, read back, are exactly the analyzer's tokens, so a
+    /// field indexed from pre-analyzed text holds the terms and counts it held
+    /// when tantivy analyzed the text itself.
+    #[test]
+    fn terms_read_back_as_analyzed() {
+        let texts = texts();
+        let mut analyzer = tokenizer::stemmed();
+        let mut writers = [Analyzer::stemming(false), Analyzer::stemming(true)];
+        let mut reader = terms();
+        // Twice: the second round is served from the term caches.
+        for _ in 0..2 {
             let mut all = String::new();
             let mut expected_all = Vec::new();
             for t in &texts {
                 let expected = tokenizer::analyze(&mut analyzer, t);
-                let mut out = String::new();
-                append_terms(&mut analyzer, t, &mut out);
-                assert_eq!(tokenizer::analyze(&mut reader, &out), expected);
+                let mut outs = [Vec::new(), Vec::new()];
+                for (writer, out) in writers.iter_mut().zip(&mut outs) {
+                    writer.append_terms(t, out);
+                }
+                assert_eq!(outs[0], outs[1]);
+                let out = String::from_utf8(outs[0].clone()).expect("terms are UTF-8");
+                assert_eq!(tokenizer::analyze(&mut reader, &out), expected, "{t:?}");
                 all.push_str(&out);
                 expected_all.extend(expected);
             }

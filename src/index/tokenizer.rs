@@ -249,6 +249,130 @@ pub fn query_operators(query: &str) -> Vec<String> {
     out
 }
 
+/// Whether an ASCII byte is a word character (alphanumeric or `_`).
+const fn ascii_word_table() -> [bool; 128] {
+    let mut table = [false; 128];
+    let mut b = 0;
+    while b < 128 {
+        table[b] = (b as u8).is_ascii_alphanumeric() || b == b'_' as usize;
+        b += 1;
+    }
+    table
+}
+
+/// [`ascii_word_table`], computed once.
+static ASCII_WORD: [bool; 128] = ascii_word_table();
+
+/// Whether the character starting at byte `at` of `text` is a word
+/// character, and its length in bytes.
+fn word_char_at(text: &str, at: usize) -> (bool, usize) {
+    let b = text.as_bytes()[at];
+    if b < 0x80 {
+        return (ASCII_WORD[b as usize], 1);
+    }
+    match text[at..].chars().next() {
+        Some(c) => (c.is_alphanumeric(), c.len_utf8()),
+        None => (false, 1),
+    }
+}
+
+/// The index writer's entry point: the same terms as the token stream, written
+/// straight into a buffer. Indexing analyzes every word of a build, and building
+/// a [`Token`] per term (offsets, positions, a stream behind a trait object)
+/// cost as much as finding the term.
+impl Analyzer {
+    /// The stemming analyzer ([`STEMMED`]) as a concrete type; with a large
+    /// term cache when it will analyze a whole corpus.
+    pub fn stemming(large_cache: bool) -> Analyzer {
+        let mut analyzer = Analyzer::new(true);
+        if large_cache {
+            analyzer.terms = TermCache::large();
+        }
+        analyzer
+    }
+
+    /// Appends the terms of `text` to `out`, each followed by a space: the
+    /// texts of the tokens [`Tokenizer::token_stream`] gives, in order, as
+    /// UTF-8.
+    pub fn append_terms(&mut self, text: &str, out: &mut Vec<u8>) {
+        let stemmer = frostem::Stemmer::new(frostem::Algorithm::English);
+        let mut at = 0;
+        while at < text.len() {
+            let (is_word, len) = word_char_at(text, at);
+            if !is_word {
+                if text.as_bytes()[at] == b'`'
+                    && let Some(op) = operator_span(&text[at + 1..])
+                {
+                    out.extend_from_slice(op.as_bytes());
+                    out.push(b' ');
+                    // Past the closing backtick, as the token stream does.
+                    at += op.len() + 2;
+                    continue;
+                }
+                at += len;
+                continue;
+            }
+            let start = at;
+            at += len;
+            while at < text.len() {
+                let (is_word, len) = word_char_at(text, at);
+                if !is_word {
+                    break;
+                }
+                at += len;
+            }
+            self.append_word(&text[start..at], &stemmer, out);
+        }
+    }
+
+    /// [`Analyzer::word`] without positions or offsets.
+    fn append_word(&mut self, word: &str, stemmer: &frostem::Stemmer, out: &mut Vec<u8>) {
+        // A lowercase or capitalized ASCII word is one part, the most common
+        // case by far (the splitter's own fast path takes only lowercase).
+        if let [first, rest @ ..] = word.as_bytes()
+            && first.is_ascii_alphabetic()
+            && rest.iter().all(u8::is_ascii_lowercase)
+        {
+            self.append_term(word, stemmer, out);
+            return;
+        }
+        let mut parts = std::mem::take(&mut self.parts);
+        split_identifier_into(word, &mut parts);
+        for &(a, b) in &parts {
+            self.append_term(&word[a..b], stemmer, out);
+        }
+        if parts.len() > 1 {
+            let whole = word.trim_matches('_');
+            if !whole.is_empty() {
+                self.append_term(whole, stemmer, out);
+            }
+        }
+        self.parts = parts;
+    }
+
+    /// [`Analyzer::emit`] into `out`.
+    fn append_term(&mut self, raw: &str, stemmer: &frostem::Stemmer, out: &mut Vec<u8>) {
+        if raw.len() >= MAX_TOKEN_BYTES {
+            return;
+        }
+        match self.terms.get_bytes(raw) {
+            Cached::Term(term) => {
+                out.extend_from_slice(term);
+                out.push(b' ');
+                return;
+            }
+            Cached::Stop => return,
+            Cached::Miss => {}
+        }
+        let term = self.analyze_word(raw, stemmer);
+        if let Some(t) = &term {
+            out.extend_from_slice(t.as_bytes());
+            out.push(b' ');
+        }
+        self.terms.put(raw, term.as_deref());
+    }
+}
+
 /// Writes the next token, reusing the buffers of earlier texts.
 fn push(
     tokens: &mut Vec<Token>,

@@ -10,10 +10,10 @@
 
 use std::path::{Path, PathBuf};
 
-use tantivy::tokenizer::TextAnalyzer;
 use tantivy::{Index, TantivyDocument, Term, indexer::IndexWriter as TantivyWriter};
 
-use super::{Fields, REC_CHUNK, REC_DOC, doctest, index_err, signals, terms, tokenizer};
+use super::tokenizer::Analyzer;
+use super::{Fields, REC_CHUNK, REC_DOC, doctest, index_err, signals};
 use crate::chunk::Chunk;
 use crate::error::Result;
 
@@ -37,9 +37,9 @@ pub struct IndexWriter {
     /// The document whose chunks are being added.
     pending: Option<PendingDoc>,
     /// Analyzes chunk bodies (the stemming analyzer, warm across chunks).
-    analyzer: TextAnalyzer,
+    analyzer: Analyzer,
     /// The terms of the chunk being added, a buffer reused across chunks.
-    terms: String,
+    terms: Vec<u8>,
 }
 
 /// A document record under construction.
@@ -80,8 +80,8 @@ impl IndexWriter {
             fields,
             dir: dir.to_path_buf(),
             pending: None,
-            analyzer: tokenizer::stemmed(),
-            terms: String::new(),
+            analyzer: Analyzer::stemming(bytes >= PARALLEL_FROM_BYTES),
+            terms: Vec::new(),
         })
     }
 
@@ -114,12 +114,11 @@ impl IndexWriter {
             terms: String::new(),
         });
         self.terms.clear();
-        terms::append_terms(
-            &mut self.analyzer,
-            &doctest::indexed_body(chunk),
-            &mut self.terms,
-        );
-        pending.terms.push_str(&self.terms);
+        self.analyzer
+            .append_terms(&doctest::indexed_body(chunk), &mut self.terms);
+        // Terms are UTF-8 (they are words of a `&str`), so this borrows.
+        let terms = String::from_utf8_lossy(&self.terms);
+        pending.terms.push_str(&terms);
 
         let mut doc = TantivyDocument::default();
         doc.add_text(f.id, &chunk.id);
@@ -135,7 +134,7 @@ impl IndexWriter {
                 doc.add_text(f.anc, mid.join(" \n "));
             }
         }
-        doc.add_text(f.body, &self.terms);
+        doc.add_text(f.body, &*terms);
         if let Some(sym) = &chunk.symbol {
             doc.add_text(f.symbols, &sym.qualified);
             doc.add_text(f.symbols, &sym.signature);
