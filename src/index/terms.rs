@@ -45,7 +45,9 @@ pub struct TermStream<'a> {
 
 impl TokenStream for TermStream<'_> {
     fn advance(&mut self) -> bool {
-        let Some(end) = self.rest.find(' ') else {
+        // A byte loop: terms are a few bytes long, and `str::find` paid for a
+        // memchr and a memcmp call per term.
+        let Some(end) = self.rest.bytes().position(|b| b == b' ') else {
             return false;
         };
         let token = &mut *self.token;
