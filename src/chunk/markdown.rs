@@ -366,7 +366,9 @@ fn emit_section(
 ) {
     let max = opts.max_chunk_tokens.max(1);
     let visible = &text[section.start.max(meta.body_start)..section.end];
-    let pieces = if tokens::estimate(visible) <= max {
+    let visible_tokens = tokens::estimate(visible);
+    let whole = visible_tokens <= max;
+    let pieces = if whole {
         vec![Piece {
             start: section.start,
             end: section.end,
@@ -385,11 +387,17 @@ fn emit_section(
         chunk_text.push_str(&piece.prefix);
         chunk_text.push_str(&text[body_from..piece.end]);
         chunk_text.push_str(&piece.suffix);
+        // A whole section's text is `visible`, estimated already.
+        let token_est = if whole {
+            visible_tokens
+        } else {
+            tokens::estimate(&chunk_text)
+        };
         out.push(Chunk {
             id: String::new(),
             doc: doc.to_string(),
             title_path: section.title_path.clone(),
-            token_est: tokens::estimate(&chunk_text),
+            token_est,
             text_sha256: String::new(),
             text: chunk_text,
             bytes: [piece.start, piece.end],
