@@ -180,6 +180,32 @@ impl Catalog {
             .map_err(|e| self.err(e))
     }
 
+    /// Leaves checkpoints to [`Catalog::checkpoint`] and
+    /// [`Catalog::checkpoint_passive`] for the life of this connection. At the
+    /// commit of a build's rows SQLite would copy the whole WAL into the
+    /// database file there and then, while the index is being built on every
+    /// core; a build does it later, beside the pack writer, which leaves a
+    /// core idle.
+    pub fn defer_checkpoints(&self) -> Result<()> {
+        self.conn
+            .execute_batch("PRAGMA wal_autocheckpoint=0;")
+            .map_err(|e| self.err(e))
+    }
+
+    /// Copies what it can of the WAL of the catalog at `path` into the
+    /// database file on a connection of its own, without waiting for or
+    /// blocking readers and writers (a passive checkpoint). Best effort, so
+    /// failures are ignored: the WAL stays readable, and [`Catalog::checkpoint`]
+    /// finishes the job.
+    pub fn checkpoint_passive(path: &Path) {
+        if let Ok(conn) = Connection::open_with_flags(
+            path,
+            OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+        ) {
+            let _ = conn.execute_batch("PRAGMA wal_checkpoint(PASSIVE);");
+        }
+    }
+
     /// The committed build generation (0 before the first build).
     pub fn generation(&self) -> Result<u64> {
         Ok(self

@@ -193,6 +193,7 @@ pub fn build(seg: &Segment, settings: &Settings, opts: &BuildOptions<'_>) -> Res
     let walked = sources::walk(&seg.root, settings, &|rel| is_code(settings, rel))?;
     let mut warnings = walked.warnings;
     let mut catalog = Catalog::open(&seg.db_path())?;
+    catalog.defer_checkpoints()?;
     let index = SearchIndex::open_or_create(&seg.index_dir())?;
     let committed = catalog.generation()?;
     let signature = settings_signature(settings);
@@ -357,22 +358,28 @@ pub fn build(seg: &Segment, settings: &Settings, opts: &BuildOptions<'_>) -> Res
     })?;
     clock.lap("commit");
 
-    let written = if skip_pack {
-        None
-    } else {
+    // The pack is written on one core: move this build's WAL into the
+    // database file on the other meanwhile.
+    let db_path = seg.db_path();
+    let written = std::thread::scope(|s| {
+        s.spawn(|| Catalog::checkpoint_passive(&db_path));
+        if skip_pack {
+            return Ok(None);
+        }
         let memory: pack_out::InMemory<'_> = fresh
             .iter()
             .map(|f| (f.entry.rel.as_str(), f.chunks.as_slice()))
             .collect();
-        Some(pack_out::write_pack(
+        pack_out::write_pack(
             seg,
             settings,
             &mut catalog,
             generation,
             pack_intact,
             &memory,
-        )?)
-    };
+        )
+        .map(Some)
+    })?;
     // Best effort: a reader holding an old snapshot can block truncation, which
     // only costs disk until the next build.
     let _ = catalog.checkpoint();
