@@ -6,7 +6,9 @@
 //! and chunks copied byte for byte from that pack (and its digest line taken
 //! from the catalog), so a one-file change costs one document's serialization,
 //! not the whole corpus's. Documents this build chunked are written from the
-//! chunks in memory; the catalog is read only for the others.
+//! chunks in memory, serialized on a helper thread while the writer writes
+//! (the pack is the last stage of a build, and one core would sit idle); the
+//! catalog is read only for the others.
 
 use std::collections::HashMap;
 use std::fs::File;
@@ -32,6 +34,9 @@ struct Header<'a> {
     chunking: pack::Chunking,
     digest: String,
 }
+
+/// Documents serialized ahead of the pack writer, at most.
+const SERIALIZED_AHEAD: usize = 16;
 
 /// Counts the bytes written through it, so spans can be recorded.
 struct Counting<'a> {
@@ -112,7 +117,7 @@ fn write_docs(
 }
 
 /// Writes one chunk object of the `chunks` array, after a comma unless `first`.
-fn put_chunk(w: &mut Counting<'_>, first: &mut bool, chunk: &Chunk) -> std::io::Result<()> {
+fn put_chunk(w: &mut impl Write, first: &mut bool, chunk: &Chunk) -> std::io::Result<()> {
     if !std::mem::take(first) {
         w.write_all(b",")?;
     }
@@ -224,37 +229,66 @@ pub(super) fn write_pack(
         .iter()
         .map(|d| d.reuse.as_ref().map(|s| (s.off, s.len)))
         .collect();
+    // The chunks this build holds in memory, in the order the writer asks for
+    // them: a helper thread serializes them while this one writes.
+    let serialized: Vec<&[Chunk]> = docs
+        .iter()
+        .filter(|d| d.reuse.is_none())
+        .filter_map(|d| memory.get(d.doc.as_str()).copied())
+        .collect();
     let mut failure = None;
-    let result = store::replace_derived(&seg.pack_path(), |w| {
-        let mut w = Counting {
-            inner: w,
-            written: 0,
-        };
-        // `head` ends with `}`: reopen the object for the index, then the chunks.
-        w.write_all(&head.as_bytes()[..head.len() - 1])?;
-        w.write_all(b",\"index\":[")?;
-        let index = write_docs(&mut w, old.as_mut(), &index_from, |i, w| {
-            w.write_all(&docs[i].entries)
-        })?;
-        w.write_all(b"],\"chunks\":[")?;
-        let chunks = write_docs(&mut w, old.as_mut(), &chunks_from, |i, w| {
-            let mut first = true;
-            if let Some(chunks) = memory.get(docs[i].doc.as_str()) {
-                return chunks.iter().try_for_each(|c| put_chunk(w, &mut first, c));
+    let result = std::thread::scope(|s| {
+        let (send, receive) = std::sync::mpsc::sync_channel(SERIALIZED_AHEAD);
+        s.spawn(move || {
+            for chunks in serialized {
+                let mut json = Vec::with_capacity(chunks.iter().map(|c| c.text.len() + 256).sum());
+                let mut first = true;
+                let r = chunks
+                    .iter()
+                    .try_for_each(|c| put_chunk(&mut json, &mut first, c))
+                    .map(|()| json);
+                // The writer stopped (it failed): nothing more to do.
+                if send.send(r).is_err() {
+                    return;
+                }
             }
-            let r = catalog.for_each_chunk_of(&docs[i].doc, |chunk| {
-                put_chunk(w, &mut first, chunk)
-                    .map_err(|e| Error::io("cannot write", seg.pack_path(), e))
-            });
-            r.map_err(|e| {
-                failure = Some(e);
-                std::io::Error::other("catalog read failed")
-            })
-        })?;
-        for (d, ((ioff, ilen), (off, len))) in docs.iter_mut().zip(index.into_iter().zip(chunks)) {
-            (d.span.ioff, d.span.ilen, d.span.off, d.span.len) = (ioff, ilen, off, len);
-        }
-        w.write_all(b"]}\n")
+        });
+        store::replace_derived(&seg.pack_path(), |w| {
+            let mut w = Counting {
+                inner: w,
+                written: 0,
+            };
+            // `head` ends with `}`: reopen the object for the index, then the chunks.
+            w.write_all(&head.as_bytes()[..head.len() - 1])?;
+            w.write_all(b",\"index\":[")?;
+            let index = write_docs(&mut w, old.as_mut(), &index_from, |i, w| {
+                w.write_all(&docs[i].entries)
+            })?;
+            w.write_all(b"],\"chunks\":[")?;
+            let chunks = write_docs(&mut w, old.as_mut(), &chunks_from, |i, w| {
+                let mut first = true;
+                if memory.contains_key(docs[i].doc.as_str()) {
+                    let json = receive.recv().map_err(|_| {
+                        std::io::Error::other("the pack serializer stopped early")
+                    })??;
+                    return w.write_all(&json);
+                }
+                let r = catalog.for_each_chunk_of(&docs[i].doc, |chunk| {
+                    put_chunk(w, &mut first, chunk)
+                        .map_err(|e| Error::io("cannot write", seg.pack_path(), e))
+                });
+                r.map_err(|e| {
+                    failure = Some(e);
+                    std::io::Error::other("catalog read failed")
+                })
+            })?;
+            for (d, ((ioff, ilen), (off, len))) in
+                docs.iter_mut().zip(index.into_iter().zip(chunks))
+            {
+                (d.span.ioff, d.span.ilen, d.span.off, d.span.len) = (ioff, ilen, off, len);
+            }
+            w.write_all(b"]}\n")
+        })
     });
     result.map_err(|e| failure.take().unwrap_or(e))?;
     let print = fingerprint(seg).ok_or_else(|| {
