@@ -6,6 +6,7 @@
 pub mod abbrev;
 mod collect;
 pub mod doctest;
+pub mod operators;
 pub mod reader;
 pub mod signals;
 mod term_cache;

@@ -16,7 +16,7 @@ use tantivy::tokenizer::TextAnalyzer;
 use tantivy::{DocAddress, DocSet, Index, ReloadPolicy, Searcher, TantivyDocument, Term};
 
 use super::collect::{PriorTop, Priors};
-use super::{Fields, REC_CHUNK, REC_DOC, abbrev, index_err, tokenizer};
+use super::{Fields, REC_CHUNK, REC_DOC, abbrev, index_err, operators, tokenizer};
 use crate::error::Result;
 
 /// Field boosts of the chunk query. The body carries the chunk's own heading
@@ -186,7 +186,7 @@ impl IndexReader {
     pub fn query_terms(&self, query: &str) -> Vec<String> {
         let words = strip_question_words(query);
         let mut terms = self.with_stemmed(|a| tokenizer::analyze(a, &words));
-        terms.extend(tokenizer::query_operators(query));
+        terms.extend(operators::query_operators(query));
         dedup(terms)
     }
 

@@ -6,13 +6,13 @@
 //! a query for the identifier and a query for its words both match. The same
 //! analyzer runs on queries, so splitting is symmetric.
 //!
-//! An inline code span holding only an operator (`` `?` ``, `` `&&` ``, `` `..=` ``)
-//! is a term of its own: docs about a language name its operators that way, and
-//! a question about `?` has no other word to find them by.
+//! An inline code span holding only an operator (`` `?` ``) is a term of its
+//! own (see [`super::operators`]).
 
 use std::borrow::Cow;
 use tantivy::tokenizer::{TextAnalyzer, Token, TokenStream, Tokenizer};
 
+use super::operators::operator_span;
 use super::term_cache::{Cached, TermCache};
 
 /// Name of the analyzer with English stemming.
@@ -22,9 +22,6 @@ pub const PLAIN: &str = "ctx_plain";
 
 /// Tokens of this many bytes or more are dropped (hashes, base64, minified runs).
 const MAX_TOKEN_BYTES: usize = 48;
-
-/// Longest operator kept as a term (`::<>`).
-const MAX_OPERATOR_BYTES: usize = 4;
 
 /// Lucene's English stop words (the list tantivy's `StopWordFilter` uses).
 fn is_stop_word(w: &str) -> bool {
@@ -209,44 +206,6 @@ impl Tokenizer for Analyzer {
             next: 0,
         }
     }
-}
-
-/// The operator in the inline code span whose opening backtick `after` follows,
-/// when the span holds nothing else.
-fn operator_span(after: &str) -> Option<&str> {
-    let end = after
-        .bytes()
-        .take(MAX_OPERATOR_BYTES + 1)
-        .position(|b| b == b'`')?;
-    let op = &after[..end];
-    is_operator(op).then_some(op)
-}
-
-/// One to [`MAX_OPERATOR_BYTES`] ASCII punctuation characters, backticks aside.
-fn is_operator(s: &str) -> bool {
-    (1..=MAX_OPERATOR_BYTES).contains(&s.len())
-        && s.bytes().all(|b| b.is_ascii_punctuation() && b != b'`')
-}
-
-/// The operators a query names, as terms: punctuation standing alone between
-/// spaces (`can I use ? in main`) or in backticks. A lone `-` is a dash, and a
-/// mark ending the query is its punctuation.
-pub fn query_operators(query: &str) -> Vec<String> {
-    let pieces: Vec<&str> = query.split_whitespace().collect();
-    let mut out: Vec<String> = Vec::new();
-    for (i, piece) in pieces.iter().enumerate() {
-        let quoted = piece.len() > 2 && piece.starts_with('`') && piece.ends_with('`');
-        let op = if quoted {
-            &piece[1..piece.len() - 1]
-        } else {
-            piece
-        };
-        let sentence_end = !quoted && i + 1 == pieces.len() && matches!(op, "?" | "!" | "." | "?!");
-        if is_operator(op) && op != "-" && !sentence_end && !out.iter().any(|o| o == op) {
-            out.push(op.to_string());
-        }
-    }
-    out
 }
 
 /// Whether an ASCII byte is a word character (alphanumeric or `_`).
@@ -485,6 +444,7 @@ pub fn for_each_term(analyzer: &mut TextAnalyzer, text: &str, mut f: impl FnMut(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::index::operators::is_operator;
 
     #[test]
     fn identifiers_split_and_keep_whole() {
@@ -523,18 +483,6 @@ mod tests {
         );
         // Longer runs are not operators (a `-----` rule, `::<<>>`).
         assert!(analyze(&mut a, "`?!?!?`").is_empty());
-    }
-
-    #[test]
-    fn queries_name_operators_alone_or_in_backticks() {
-        assert_eq!(query_operators("can I use ? inside main?"), ["?"]);
-        assert_eq!(
-            query_operators("what does `!` mean and what is ::<> for"),
-            ["!", "::<>"]
-        );
-        // A dash, a trailing question mark, words with punctuation: none.
-        assert!(query_operators("locks - how are they handled ?").is_empty());
-        assert!(query_operators("what is \"search\" (the tool)?").is_empty());
     }
 
     /// The same word splitting as [`Analyzer`], without any filtering.
