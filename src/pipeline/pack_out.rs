@@ -231,22 +231,22 @@ pub(super) fn write_pack(
         .collect();
     // The chunks this build holds in memory, in the order the writer asks for
     // them: a helper thread serializes them while this one writes.
-    let serialized: Vec<&[Chunk]> = docs
+    let serialized: Vec<(&str, &[Chunk])> = docs
         .iter()
         .filter(|d| d.reuse.is_none())
-        .filter_map(|d| memory.get(d.doc.as_str()).copied())
+        .filter_map(|d| memory.get_key_value(d.doc.as_str()).map(|(k, v)| (*k, *v)))
         .collect();
     let mut failure = None;
     let result = std::thread::scope(|s| {
         let (send, receive) = std::sync::mpsc::sync_channel(SERIALIZED_AHEAD);
         s.spawn(move || {
-            for chunks in serialized {
+            for (doc, chunks) in serialized {
                 let mut json = Vec::with_capacity(chunks.iter().map(|c| c.text.len() + 256).sum());
                 let mut first = true;
                 let r = chunks
                     .iter()
                     .try_for_each(|c| put_chunk(&mut json, &mut first, c))
-                    .map(|()| json);
+                    .map(|()| (doc, json));
                 // The writer stopped (it failed): nothing more to do.
                 if send.send(r).is_err() {
                     return;
@@ -268,9 +268,17 @@ pub(super) fn write_pack(
             let chunks = write_docs(&mut w, old.as_mut(), &chunks_from, |i, w| {
                 let mut first = true;
                 if memory.contains_key(docs[i].doc.as_str()) {
-                    let json = receive.recv().map_err(|_| {
+                    let (doc, json) = receive.recv().map_err(|_| {
                         std::io::Error::other("the pack serializer stopped early")
                     })??;
+                    // The two sides walk the same list; a mismatch would put
+                    // one document's chunks under another's index entry.
+                    if doc != docs[i].doc {
+                        return Err(std::io::Error::other(format!(
+                            "the pack serializer sent `{doc}` for `{}`",
+                            docs[i].doc
+                        )));
+                    }
                     return w.write_all(&json);
                 }
                 let r = catalog.for_each_chunk_of(&docs[i].doc, |chunk| {
