@@ -85,7 +85,6 @@ mod tests {
     /// Fixture and source texts, tricky words, and random strings of word
     /// characters, separators and non-ASCII letters, digits and marks.
     fn texts() -> Vec<String> {
-        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
         let mut texts = vec![
             String::new(),
             "   ".to_string(),
@@ -94,16 +93,7 @@ mod tests {
             "AVeryLongIdentifierThatGoesOnAndOnAndOnForeverAndEver ok".to_string(),
             "use `?` and `&&`, ``?``, `a`, `..=` `::<>` `:::::` x`?`y `!`` `?".to_string(),
         ];
-        for dir in ["fixtures/demo", "fixtures/markdown", "src/index"] {
-            for e in std::fs::read_dir(root.join(dir))
-                .expect("fixture dir")
-                .flatten()
-            {
-                if let Ok(t) = std::fs::read_to_string(e.path()) {
-                    texts.push(t);
-                }
-            }
-        }
+        texts.extend(crate::index::tokenizer::sample_texts());
         let alphabet: Vec<char> = "aZbY09_ _-.?&`\n\tÉßİΣé\u{301}٣²ǅ中😀Ⅻ".chars().collect();
         let mut seed = 0x2545_f491_4f6c_dd1d_u64;
         for _ in 0..2000 {

@@ -441,6 +441,25 @@ pub fn for_each_term(analyzer: &mut TextAnalyzer, text: &str, mut f: impl FnMut(
     }
 }
 
+/// The texts of the demo and Markdown fixtures and of this module's sources:
+/// real prose, code and Markdown for tests that compare two analyses.
+#[cfg(test)]
+pub(crate) fn sample_texts() -> Vec<String> {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut texts = Vec::new();
+    for dir in ["fixtures/demo", "fixtures/markdown", "src/index"] {
+        for e in std::fs::read_dir(root.join(dir))
+            .expect("fixture dir")
+            .flatten()
+        {
+            if let Ok(t) = std::fs::read_to_string(e.path()) {
+                texts.push(t);
+            }
+        }
+    }
+    texts
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -545,20 +564,10 @@ mod tests {
                 b.build()
             }
         };
-        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
         let mut texts = vec![
             "Ünïcödé ÉCOLE straße ΣΊΣΥΦΟΣ HTTPServer2Go __init__ a_b_ x86_64 AVeryLongIdentifierThatGoesOnAndOnAndOnForeverAndEver".to_string(),
         ];
-        for dir in ["fixtures/demo", "fixtures/markdown", "src/index"] {
-            for e in std::fs::read_dir(root.join(dir))
-                .expect("fixture dir")
-                .flatten()
-            {
-                if let Ok(t) = std::fs::read_to_string(e.path()) {
-                    texts.push(t);
-                }
-            }
-        }
+        texts.extend(sample_texts());
         for stem in [false, true] {
             let mut fast = if stem { stemmed() } else { plain() };
             let mut slow = chain(stem);
