@@ -280,17 +280,21 @@ fn edits_creates_renames_and_deletes_become_searchable() {
 }
 
 /// 100 quick edits make one or two rounds, not 100, and the watcher's own writes
-/// under `_ctx/` start none.
+/// under `_ctx/` start none. On a loaded machine the writes themselves can
+/// outlast the 200 ms debounce; each debounce interval they span may then add
+/// one round, which is still the behaviour asked for.
 #[test]
 fn a_burst_of_edits_is_one_or_two_rounds() {
     let env = demo(FAST);
     let mut w = Watcher::started(&env, &[]);
+    let burst = Instant::now();
     for i in 0..100 {
         env.write(
             &format!("docs/burst-{}.md", i % 10),
             format!("# Burst {}\n\nwombatbeat revision {i}\n", i % 10),
         );
     }
+    let spanned = (burst.elapsed().as_millis() / 200) as usize;
     w.wait_search(&env, "wombatbeat", |d| d.len() == 10);
     w.wait_log(&env, "the rounds to end", |log| {
         count(log, "round_start") >= 1 && count(log, "round_end") == count(log, "round_start")
@@ -299,7 +303,11 @@ fn a_burst_of_edits_is_one_or_two_rounds() {
     std::thread::sleep(Duration::from_millis(1000));
     let log = log(&env);
     let rounds = count(&log, "round_start");
-    assert!((1..=2).contains(&rounds), "{rounds} rounds\n{}", dump(&log));
+    assert!(
+        (1..=2 + spanned).contains(&rounds),
+        "{rounds} rounds for a burst spanning {spanned} debounce intervals\n{}",
+        dump(&log)
+    );
     let changed: u64 = log
         .iter()
         .filter(|r| r["event"] == "round_start")
