@@ -71,18 +71,21 @@ fn is_glue(chunk: &Chunk) -> bool {
     if chunk.symbol.is_none() {
         return false;
     }
-    let lines: Vec<&str> = chunk
+    // Stops at the first comment or past the line limit: most chunks are long.
+    let mut last = None;
+    for (n, line) in chunk
         .text
         .lines()
         .map(str::trim)
         .filter(|l| !l.is_empty())
-        .collect();
-    !lines.is_empty()
-        && lines.len() <= GLUE_LINES
-        && !lines.iter().any(|l| is_comment(l))
-        && lines
-            .last()
-            .is_some_and(|l| l.ends_with('{') || l.ends_with(':'))
+        .enumerate()
+    {
+        if n == GLUE_LINES || is_comment(line) {
+            return false;
+        }
+        last = Some(line);
+    }
+    last.is_some_and(|l| l.ends_with('{') || l.ends_with(':'))
 }
 
 /// Code lines of a thin body, at most.

@@ -93,7 +93,9 @@ impl TermCache {
         }
     }
 
-    /// The cached analysis of `word`.
+    /// The cached analysis of `word`, as text (for tests: the analyzers take
+    /// [`TermCache::get_bytes`]).
+    #[cfg(test)]
     pub fn get(&mut self, word: &str) -> Cached<&str> {
         match self.get_bytes(word) {
             // Only whole `&str` terms are stored, so the bytes are valid UTF-8.

@@ -69,56 +69,121 @@ fn is_stop_word(w: &str) -> bool {
 /// terms are cached per word: a corpus repeats a few thousand words millions of times.
 #[derive(Clone)]
 pub struct Analyzer {
-    stem: bool,
+    words: Words,
     tokens: Vec<Token>,
     len: usize,
+}
+
+/// The analysis itself, apart from where its terms go: the token stream
+/// ([`Tokenizer::token_stream`]) and the index writer's term buffer
+/// ([`Analyzer::append_terms`]) share it, so the two cannot drift apart.
+#[derive(Clone)]
+struct Words {
+    stem: bool,
     parts: Vec<(usize, usize)>,
     terms: TermCache,
 }
 
-impl Analyzer {
-    fn new(stem: bool) -> Analyzer {
-        Analyzer {
-            stem,
-            tokens: Vec::new(),
-            len: 0,
-            parts: Vec::new(),
-            terms: TermCache::default(),
+/// Receives each term: its bytes, the start and length of the source bytes it
+/// came from, and its position.
+trait Sink: FnMut(&[u8], usize, usize, usize) {}
+impl<F: FnMut(&[u8], usize, usize, usize)> Sink for F {}
+
+impl Words {
+    /// The terms of `text`: the parts of each word then the whole word (at
+    /// its last part's position), and operators in inline code.
+    fn scan(&mut self, text: &str, sink: &mut impl Sink) {
+        let stemmer = frostem::Stemmer::new(frostem::Algorithm::English);
+        let mut position = 0;
+        let mut at = 0;
+        while at < text.len() {
+            let (is_word, len) = word_char_at(text, at);
+            if !is_word {
+                if text.as_bytes()[at] == b'`'
+                    && let Some(op) = operator_span(&text[at + 1..])
+                {
+                    sink(op.as_bytes(), at + 1, op.len(), position);
+                    position += 1;
+                    // Past the closing backtick, which would otherwise open a span.
+                    at += op.len() + 2;
+                    continue;
+                }
+                at += len;
+                continue;
+            }
+            let start = at;
+            at += len;
+            while at < text.len() {
+                let (is_word, len) = word_char_at(text, at);
+                if !is_word {
+                    break;
+                }
+                at += len;
+            }
+            self.word(&text[start..at], start, &mut position, &stemmer, sink);
         }
     }
 
-    /// Analyzes `raw` (the source bytes `from..to`) as one token at `position`.
-    fn emit(&mut self, raw: &str, from: usize, position: usize, stemmer: &frostem::Stemmer) {
+    /// The terms of `word` (at byte `start` of the text): its parts, then the
+    /// whole word when it has several.
+    #[inline(always)]
+    fn word(
+        &mut self,
+        word: &str,
+        start: usize,
+        position: &mut usize,
+        stemmer: &frostem::Stemmer,
+        sink: &mut impl Sink,
+    ) {
+        // A lowercase or capitalized ASCII word is one part, the most common
+        // case by far (the splitter's own fast path takes only lowercase).
+        if let [first, rest @ ..] = word.as_bytes()
+            && first.is_ascii_alphabetic()
+            && rest.iter().all(u8::is_ascii_lowercase)
+        {
+            self.term(word, start, *position, stemmer, sink);
+            *position += 1;
+            return;
+        }
+        let mut parts = std::mem::take(&mut self.parts);
+        split_identifier_into(word, &mut parts);
+        for &(a, b) in &parts {
+            self.term(&word[a..b], start + a, *position, stemmer, sink);
+            *position += 1;
+        }
+        if parts.len() > 1 {
+            let whole = word.trim_matches('_');
+            if !whole.is_empty() {
+                let offset = word.find(whole).unwrap_or(0);
+                self.term(whole, start + offset, *position - 1, stemmer, sink);
+            }
+        }
+        self.parts = parts;
+    }
+
+    /// The term of `raw` (the source bytes from `from`), if any, at `position`.
+    #[inline(always)]
+    fn term(
+        &mut self,
+        raw: &str,
+        from: usize,
+        position: usize,
+        stemmer: &frostem::Stemmer,
+        sink: &mut impl Sink,
+    ) {
         if raw.len() >= MAX_TOKEN_BYTES {
             return;
         }
         // Keyed by the word as written, so a hit skips lowercasing, the stop
         // list and the stemmer; `None` remembers a stop word.
-        match self.terms.get(raw) {
-            Cached::Term(term) => {
-                push(
-                    &mut self.tokens,
-                    &mut self.len,
-                    term,
-                    from,
-                    raw.len(),
-                    position,
-                );
-                return;
-            }
+        match self.terms.get_bytes(raw) {
+            Cached::Term(term) => return sink(term, from, raw.len(), position),
             Cached::Stop => return,
             Cached::Miss => {}
         }
         let term = self.analyze_word(raw, stemmer);
         if let Some(t) = &term {
-            push(
-                &mut self.tokens,
-                &mut self.len,
-                t,
-                from,
-                raw.len(),
-                position,
-            );
+            sink(t.as_bytes(), from, raw.len(), position);
         }
         self.terms.put(raw, term.as_deref());
     }
@@ -141,22 +206,42 @@ impl Analyzer {
             Cow::Owned(s) => s,
         })
     }
+}
 
-    /// Emits the parts of `word` (at byte `start` of the text) and then the
-    /// whole word when it has several parts.
-    fn word(&mut self, word: &str, start: usize, position: &mut usize, stemmer: &frostem::Stemmer) {
-        let mut parts = std::mem::take(&mut self.parts);
-        split_identifier_into(word, &mut parts);
-        for &(a, b) in &parts {
-            self.emit(&word[a..b], start + a, *position, stemmer);
-            *position += 1;
+impl Analyzer {
+    fn new(stem: bool) -> Analyzer {
+        Analyzer {
+            words: Words {
+                stem,
+                parts: Vec::new(),
+                terms: TermCache::default(),
+            },
+            tokens: Vec::new(),
+            len: 0,
         }
-        let whole = word.trim_matches('_');
-        if parts.len() > 1 && !whole.is_empty() {
-            let offset = word.find(whole).unwrap_or(0);
-            self.emit(whole, start + offset, *position - 1, stemmer);
+    }
+
+    /// The stemming analyzer ([`STEMMED`]) as a concrete type; with a large
+    /// term cache when it will analyze a whole corpus.
+    pub fn stemming(large_cache: bool) -> Analyzer {
+        let mut analyzer = Analyzer::new(true);
+        if large_cache {
+            analyzer.words.terms = TermCache::large();
         }
-        self.parts = parts;
+        analyzer
+    }
+
+    /// The index writer's entry point: appends the terms of `text` to `out`,
+    /// each followed by a space, the texts of the tokens
+    /// [`Tokenizer::token_stream`] gives, in order. Indexing analyzes every
+    /// word of a build, and building a [`Token`] per term (offsets,
+    /// positions, a stream behind a trait object) cost as much as finding the
+    /// term.
+    pub fn append_terms(&mut self, text: &str, out: &mut Vec<u8>) {
+        self.words.scan(text, &mut |term: &[u8], _, _, _| {
+            out.extend_from_slice(term);
+            out.push(b' ');
+        });
     }
 }
 
@@ -164,43 +249,15 @@ impl Tokenizer for Analyzer {
     type TokenStream<'a> = VecTokenStream<'a>;
 
     fn token_stream<'a>(&'a mut self, text: &'a str) -> VecTokenStream<'a> {
-        let stemmer = frostem::Stemmer::new(frostem::Algorithm::English);
         self.len = 0;
-        let mut position = 0usize;
-        let mut word_start: Option<usize> = None;
-        let mut skip_to = 0;
-        for (i, c) in text
-            .char_indices()
-            .chain(std::iter::once((text.len(), ' ')))
-        {
-            if i < skip_to {
-                continue;
-            }
-            let is_word = c.is_alphanumeric() || c == '_';
-            match (word_start, is_word) {
-                (None, true) => word_start = Some(i),
-                (Some(s), false) => {
-                    self.word(&text[s..i], s, &mut position, &stemmer);
-                    word_start = None;
+        let (tokens, len) = (&mut self.tokens, &mut self.len);
+        self.words
+            .scan(text, &mut |term: &[u8], from, raw_len, position| {
+                // Terms come from `&str` words and operators: valid UTF-8.
+                if let Ok(term) = std::str::from_utf8(term) {
+                    push(tokens, len, term, from, raw_len, position);
                 }
-                _ => {}
-            }
-            if c == '`'
-                && let Some(op) = operator_span(&text[i + 1..])
-            {
-                push(
-                    &mut self.tokens,
-                    &mut self.len,
-                    op,
-                    i + 1,
-                    op.len(),
-                    position,
-                );
-                position += 1;
-                // Past the closing backtick, which would otherwise open a span.
-                skip_to = i + op.len() + 2;
-            }
-        }
+            });
         VecTokenStream {
             tokens: &mut self.tokens[..self.len],
             next: 0,
@@ -232,103 +289,6 @@ fn word_char_at(text: &str, at: usize) -> (bool, usize) {
     match text[at..].chars().next() {
         Some(c) => (c.is_alphanumeric(), c.len_utf8()),
         None => (false, 1),
-    }
-}
-
-/// The index writer's entry point: the same terms as the token stream, written
-/// straight into a buffer. Indexing analyzes every word of a build, and building
-/// a [`Token`] per term (offsets, positions, a stream behind a trait object)
-/// cost as much as finding the term.
-impl Analyzer {
-    /// The stemming analyzer ([`STEMMED`]) as a concrete type; with a large
-    /// term cache when it will analyze a whole corpus.
-    pub fn stemming(large_cache: bool) -> Analyzer {
-        let mut analyzer = Analyzer::new(true);
-        if large_cache {
-            analyzer.terms = TermCache::large();
-        }
-        analyzer
-    }
-
-    /// Appends the terms of `text` to `out`, each followed by a space: the
-    /// texts of the tokens [`Tokenizer::token_stream`] gives, in order, as
-    /// UTF-8.
-    pub fn append_terms(&mut self, text: &str, out: &mut Vec<u8>) {
-        let stemmer = frostem::Stemmer::new(frostem::Algorithm::English);
-        let mut at = 0;
-        while at < text.len() {
-            let (is_word, len) = word_char_at(text, at);
-            if !is_word {
-                if text.as_bytes()[at] == b'`'
-                    && let Some(op) = operator_span(&text[at + 1..])
-                {
-                    out.extend_from_slice(op.as_bytes());
-                    out.push(b' ');
-                    // Past the closing backtick, as the token stream does.
-                    at += op.len() + 2;
-                    continue;
-                }
-                at += len;
-                continue;
-            }
-            let start = at;
-            at += len;
-            while at < text.len() {
-                let (is_word, len) = word_char_at(text, at);
-                if !is_word {
-                    break;
-                }
-                at += len;
-            }
-            self.append_word(&text[start..at], &stemmer, out);
-        }
-    }
-
-    /// [`Analyzer::word`] without positions or offsets.
-    fn append_word(&mut self, word: &str, stemmer: &frostem::Stemmer, out: &mut Vec<u8>) {
-        // A lowercase or capitalized ASCII word is one part, the most common
-        // case by far (the splitter's own fast path takes only lowercase).
-        if let [first, rest @ ..] = word.as_bytes()
-            && first.is_ascii_alphabetic()
-            && rest.iter().all(u8::is_ascii_lowercase)
-        {
-            self.append_term(word, stemmer, out);
-            return;
-        }
-        let mut parts = std::mem::take(&mut self.parts);
-        split_identifier_into(word, &mut parts);
-        for &(a, b) in &parts {
-            self.append_term(&word[a..b], stemmer, out);
-        }
-        if parts.len() > 1 {
-            let whole = word.trim_matches('_');
-            if !whole.is_empty() {
-                self.append_term(whole, stemmer, out);
-            }
-        }
-        self.parts = parts;
-    }
-
-    /// [`Analyzer::emit`] into `out`.
-    fn append_term(&mut self, raw: &str, stemmer: &frostem::Stemmer, out: &mut Vec<u8>) {
-        if raw.len() >= MAX_TOKEN_BYTES {
-            return;
-        }
-        match self.terms.get_bytes(raw) {
-            Cached::Term(term) => {
-                out.extend_from_slice(term);
-                out.push(b' ');
-                return;
-            }
-            Cached::Stop => return,
-            Cached::Miss => {}
-        }
-        let term = self.analyze_word(raw, stemmer);
-        if let Some(t) = &term {
-            out.extend_from_slice(t.as_bytes());
-            out.push(b' ');
-        }
-        self.terms.put(raw, term.as_deref());
     }
 }
 

@@ -57,7 +57,7 @@ pub fn preview(text: &str, terms: &[String], width: usize, code: bool) -> String
     let mut words = Vec::new();
     for line in text[start..end].lines() {
         let line = if code {
-            strip_comment_marker(line)
+            comment_text(line).unwrap_or(line)
         } else {
             line
         };
@@ -68,11 +68,6 @@ pub fn preview(text: &str, terms: &[String], width: usize, code: bool) -> String
         out.push('…');
     }
     out
-}
-
-/// `line` without a leading comment marker.
-fn strip_comment_marker(line: &str) -> &str {
-    comment_text(line).unwrap_or(line)
 }
 
 /// The occurrences of `terms` (of 2 bytes or more) at word starts in `lower`,
