@@ -6,6 +6,7 @@
 //! records have none), so each read is a rank lookup, and with every chunk of a
 //! broad query matching, those lookups were a tenth of a search.
 
+use std::collections::HashSet;
 use std::sync::Arc;
 
 use tantivy::collector::sort_key::NaturalComparator;
@@ -26,16 +27,22 @@ pub(super) struct Priors {
 }
 
 impl Priors {
-    fn factor(&self, flags: u64) -> f32 {
+    /// The factor of a chunk with `flags`. A chunk the query names keeps its
+    /// full score as a test, example or thin method: whoever types a test's or
+    /// a setter's name wants that one. A container's bare opening does not, as
+    /// its members and its definition carry the same name with content.
+    fn factor(&self, flags: u64, named: bool) -> f32 {
         let mut f = 1.0;
-        if flags & signals::TEST != 0 {
-            f *= self.test;
-        }
-        if flags & signals::EXAMPLE != 0 {
-            f *= self.example;
-        }
-        if flags & signals::THIN != 0 {
-            f *= self.thin;
+        if !named {
+            if flags & signals::TEST != 0 {
+                f *= self.test;
+            }
+            if flags & signals::EXAMPLE != 0 {
+                f *= self.example;
+            }
+            if flags & signals::THIN != 0 {
+                f *= self.thin;
+            }
         }
         if flags & signals::GLUE != 0 {
             f *= self.glue;
@@ -49,6 +56,8 @@ impl Priors {
 pub(super) struct PriorTop {
     pub limit: usize,
     pub priors: Priors,
+    /// Chunks the query names (see [`Priors::factor`]).
+    pub named: HashSet<DocAddress>,
 }
 
 /// [`PriorTop`] over one segment.
@@ -57,6 +66,8 @@ pub(super) struct PriorTopSegment {
     flags: Option<Arc<dyn ColumnValues<u64>>>,
     priors: Priors,
     segment: SegmentOrdinal,
+    /// The named chunks of this segment.
+    named: HashSet<DocId>,
 }
 
 impl Collector for PriorTop {
@@ -78,6 +89,12 @@ impl Collector for PriorTop {
             flags,
             priors: self.priors,
             segment,
+            named: self
+                .named
+                .iter()
+                .filter(|a| a.segment_ord == segment)
+                .map(|a| a.doc_id)
+                .collect(),
         })
     }
 
@@ -112,7 +129,12 @@ impl SegmentCollector for PriorTopSegment {
             return;
         }
         let score = match &self.flags {
-            Some(col) => score * self.priors.factor(col.get_val(doc)),
+            Some(col) => {
+                score
+                    * self
+                        .priors
+                        .factor(col.get_val(doc), self.named.contains(&doc))
+            }
             None => score,
         };
         self.top.push(score, doc);

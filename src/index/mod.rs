@@ -7,6 +7,7 @@ pub mod abbrev;
 mod collect;
 pub mod doctest;
 pub mod operators;
+mod query_words;
 pub mod reader;
 pub mod signals;
 mod term_cache;
@@ -57,6 +58,9 @@ pub struct Fields {
     pub scope: Field,
     /// Document record: the stemmed terms of all its chunks' text.
     pub dtext: Field,
+    /// A symbol chunk's bare and qualified names as [`name_key`]s (exact), so
+    /// a query naming the symbol can be told apart from one about its topic.
+    pub key: Field,
 }
 
 /// `rec` of a chunk record.
@@ -91,6 +95,7 @@ fn schema() -> (Schema, Fields) {
         kind: b.add_text_field("kind", STRING),
         scope: b.add_text_field("scope", STRING),
         dtext: b.add_text_field("dtext", text(terms::TERMS)),
+        key: b.add_text_field("key", STRING),
     };
     (b.build(), fields)
 }
@@ -176,6 +181,15 @@ impl SearchIndex {
     pub fn reader(&self) -> Result<IndexReader> {
         IndexReader::new(&self.index, self.fields, &self.dir)
     }
+}
+
+/// A name as a query could spell it: lowercase letters and digits only, so
+/// `should_descend`, `shouldDescend` and "should descend" meet.
+pub fn name_key(name: &str) -> String {
+    name.chars()
+        .filter(|c| c.is_alphanumeric())
+        .flat_map(char::to_lowercase)
+        .collect()
 }
 
 /// Renders a tantivy error for `dir`.

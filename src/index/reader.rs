@@ -3,6 +3,7 @@
 //! combined as a weighted OR; tantivy's query parser (with its operator syntax)
 //! is never involved, so quotes, `AND`, `:` or unbalanced parentheses are words.
 
+use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, TryLockError};
 
@@ -16,6 +17,7 @@ use tantivy::tokenizer::TextAnalyzer;
 use tantivy::{DocAddress, DocSet, Index, ReloadPolicy, Searcher, TantivyDocument, Term};
 
 use super::collect::{PriorTop, Priors};
+use super::query_words::{name_keys, strip_question_words};
 use super::{Fields, REC_CHUNK, REC_DOC, abbrev, index_err, operators, tokenizer};
 use crate::error::Result;
 
@@ -326,6 +328,7 @@ impl IndexReader {
         let f = self.fields;
         let stemmed = self.query_terms(query);
         let plain = self.plain_terms(query);
+        let named = self.named(query)?;
         let mut should: Vec<(Occur, Box<dyn Query>)> = Vec::new();
         let mut clause = |field: Field, term: &str, boost: f32| {
             if !self.empty.contains(&field) {
@@ -375,6 +378,7 @@ impl IndexReader {
         let fetch = limit.saturating_mul(2).max(limit + 16);
         let collector = PriorTop {
             limit: fetch,
+            named,
             priors: Priors {
                 test: TEST_FACTOR,
                 example: EXAMPLE_FACTOR,
@@ -391,6 +395,32 @@ impl IndexReader {
             .into_iter()
             .map(|(id, score)| ScoredId { id, score })
             .collect())
+    }
+
+    /// The symbol chunks `query` names (see [`name_keys`]).
+    fn named(&self, query: &str) -> Result<HashSet<DocAddress>> {
+        let keys = name_keys(query);
+        // Straight from the postings: a term-set query's bitset over every
+        // record cost more than the lookups of a few mostly absent keys.
+        let mut named = HashSet::new();
+        let err = |e: tantivy::TantivyError| index_err(&self.dir, e);
+        for (ord, segment) in self.searcher.segment_readers().iter().enumerate() {
+            let inverted = segment.inverted_index(self.fields.key).map_err(err)?;
+            for key in &keys {
+                let term = Term::from_field_text(self.fields.key, key);
+                let Some(mut postings) = inverted
+                    .read_postings(&term, IndexRecordOption::Basic)
+                    .map_err(|e| index_err(&self.dir, e))?
+                else {
+                    continue;
+                };
+                while postings.doc() != tantivy::TERMINATED {
+                    named.insert(DocAddress::new(ord as u32, postings.doc()));
+                    postings.advance();
+                }
+            }
+        }
+        Ok(named)
     }
 
     /// The `limit` best of the records `top` that have the stored `field`, as
@@ -468,69 +498,6 @@ fn set(field: Field, values: &[String]) -> Box<dyn Query> {
     Box::new(TermSetQuery::new(
         values.iter().map(|v| Term::from_field_text(field, v)),
     ))
-}
-
-/// Words that shape a question but say nothing about its subject. They are
-/// dropped from queries only (documents keep them), so "how do I …" does not
-/// favour sections that happen to say "how" and "I" often.
-const QUESTION_WORDS: &[&str] = &[
-    "how",
-    "what",
-    "why",
-    "when",
-    "where",
-    "which",
-    "who",
-    "whom",
-    "whose",
-    "can",
-    "could",
-    "should",
-    "would",
-    "do",
-    "does",
-    "did",
-    "i",
-    "me",
-    "my",
-    "we",
-    "our",
-    "you",
-    "your",
-    "is",
-    "am",
-    "are",
-    "was",
-    "were",
-    "there",
-    "way",
-    "ways",
-    "want",
-    "need",
-    "instead",
-    "happens",
-    "anymore",
-    "possible",
-    "able",
-    "something",
-    "thing",
-    "things",
-    "some",
-    "any",
-    "about",
-];
-
-fn strip_question_words(query: &str) -> String {
-    let mut out = String::with_capacity(query.len());
-    for word in query.split(|c: char| !(c.is_alphanumeric() || c == '_')) {
-        if word.is_empty() || QUESTION_WORDS.contains(&word.to_lowercase().as_str()) {
-            out.push(' ');
-            continue;
-        }
-        out.push_str(word);
-        out.push(' ');
-    }
-    out
 }
 
 fn dedup(terms: Vec<String>) -> Vec<String> {

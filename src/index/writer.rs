@@ -139,6 +139,8 @@ impl IndexWriter {
             doc.add_text(f.symbols, &sym.qualified);
             doc.add_text(f.symbols, &sym.signature);
             doc.add_text(f.name, &sym.qualified);
+            doc.add_text(f.key, super::name_key(&sym.name));
+            doc.add_text(f.key, super::name_key(&sym.qualified));
         }
         doc.add_u64(f.flags, signals::flags(chunk));
         if let Some(lang) = &chunk.lang {

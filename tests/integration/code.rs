@@ -143,3 +143,74 @@ fn symbol_lookup() {
     let l0 = out["lines"][0].as_u64().unwrap();
     assert!(l0 <= s0 && l0 + 2 >= s0 && s1 >= s0, "{out}");
 }
+
+/// A query that is a symbol's name finds that symbol first, even a documented
+/// setter that ranks below working code for questions about its topic.
+#[test]
+fn a_query_naming_a_thin_method_finds_it_first() {
+    let env = Env::empty();
+    env.write(
+        "src/walk.rs",
+        r#"//! A directory walker.
+
+/// Walks a tree of directories, level by level. A walker with a max depth
+/// stops there: its depth never passes the max depth.
+pub struct Walker {
+    max_depth: Option<usize>,
+    depth: usize,
+}
+
+impl Walker {
+    /// Sets the maximum depth of the walk.
+    ///
+    /// Directories below the maximum depth are not read at all: the walker
+    /// does not descend into them, so their entries are never yielded. By
+    /// default there is no maximum depth and every level is read.
+    ///
+    /// This is useful for shallow searches, for example when only the top
+    /// level of a project matters, or when a tree is too large to read in
+    /// full and its upper levels give a good enough overview of it.
+    pub fn max_depth(&mut self, depth: Option<usize>) -> &mut Walker {
+        self.max_depth = depth;
+        self
+    }
+
+    fn with_max_depth(max_depth: usize) -> Walker {
+        Walker { max_depth: Some(max_depth), depth: 0 }
+    }
+
+    fn within_max_depth(&self) -> bool {
+        self.max_depth.is_none_or(|max_depth| self.depth < max_depth)
+    }
+
+    /// Lists a directory, or refuses to list it when the walker's depth is
+    /// at its max depth already.
+    fn descend(&mut self, dir: &str) -> Vec<String> {
+        if self.max_depth.is_some_and(|max| self.depth >= max) {
+            return Vec::new();
+        }
+        self.depth += 1;
+        let entries = list(dir);
+        self.depth -= 1;
+        entries
+    }
+}
+
+fn list(dir: &str) -> Vec<String> {
+    vec![dir.to_string()]
+}
+"#,
+    );
+    let first = |query: &str| {
+        let r = env.json(&["search", "-k", "3", query]);
+        r["hits"][0]["symbol"].as_str().unwrap_or_default().to_string()
+    };
+    assert_eq!(first("Walker max depth"), "Walker::max_depth");
+    assert_eq!(first("Walker::max_depth"), "Walker::max_depth");
+    // A question naming the setting in passing is about the behaviour: the
+    // code that does the work still wins.
+    assert_eq!(
+        first("when the walker is at max_depth, where does it refuse to list a directory"),
+        "Walker::descend"
+    );
+}

@@ -1,0 +1,129 @@
+//! How a query's text becomes words: the question words it drops, and the
+//! symbol names it can spell.
+
+use std::collections::HashSet;
+
+/// The longest run of query words read as one symbol name
+/// (`IncrementalMatch::should_descend` is three words).
+const NAME_WORDS: usize = 4;
+
+/// Words that shape a question but say nothing about its subject. They are
+/// dropped from queries only (documents keep them), so "how do I …" does not
+/// favour sections that happen to say "how" and "I" often.
+const QUESTION_WORDS: &[&str] = &[
+    "how",
+    "what",
+    "why",
+    "when",
+    "where",
+    "which",
+    "who",
+    "whom",
+    "whose",
+    "can",
+    "could",
+    "should",
+    "would",
+    "do",
+    "does",
+    "did",
+    "i",
+    "me",
+    "my",
+    "we",
+    "our",
+    "you",
+    "your",
+    "is",
+    "am",
+    "are",
+    "was",
+    "were",
+    "there",
+    "way",
+    "ways",
+    "want",
+    "need",
+    "instead",
+    "happens",
+    "anymore",
+    "possible",
+    "able",
+    "something",
+    "thing",
+    "things",
+    "some",
+    "any",
+    "about",
+];
+
+pub(super) fn strip_question_words(query: &str) -> String {
+    let mut out = String::with_capacity(query.len());
+    for word in query.split(|c: char| !(c.is_alphanumeric() || c == '_')) {
+        if word.is_empty() || QUESTION_WORDS.contains(&word.to_lowercase().as_str()) {
+            out.push(' ');
+            continue;
+        }
+        out.push_str(word);
+        out.push(' ');
+    }
+    out
+}
+
+/// The names `query` can mean: its runs of up to [`NAME_WORDS`]
+/// consecutive words, joined, against each symbol's bare and qualified
+/// [`super::name_key`] ("should descend" names `should_descend`). A run
+/// names a symbol only when it is at least half of the query's words
+/// (question words aside): a question that mentions `min_depth` in passing
+/// asks about the behaviour, not the test called `min_depth`.
+pub(super) fn name_keys(query: &str) -> HashSet<String> {
+    let words: Vec<&str> = query
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .collect();
+    let content = words
+        .iter()
+        .filter(|w| !QUESTION_WORDS.contains(&w.to_lowercase().as_str()))
+        .count();
+    let shortest = content.div_ceil(2).max(1);
+    let mut keys = HashSet::new();
+    for start in 0..words.len() {
+        for end in start + shortest..=(start + NAME_WORDS).min(words.len()) {
+            let key = super::name_key(&words[start..end].concat());
+            if key.chars().count() >= 2 {
+                keys.insert(key);
+            }
+        }
+    }
+    keys
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_query_that_is_a_name_spells_its_keys() {
+        let keys = name_keys("IncrementalMatch should descend");
+        for k in [
+            "incrementalmatchshoulddescend",
+            "shoulddescend",
+            "incrementalmatchshould",
+        ] {
+            assert!(keys.contains(k), "{k} missing from {keys:?}");
+        }
+        // A single word is half of a two-word query.
+        assert!(name_keys("walk builder").contains("walk"));
+        assert!(name_keys("WalkBuilder::build").contains("walkbuilderbuild"));
+        assert!(name_keys("how is should_descend computed").contains("shoulddescend"));
+    }
+
+    #[test]
+    fn a_name_in_passing_is_not_the_subject() {
+        let q = "in the parallel walk, what decides whether an entry shallower than min_depth is passed to the visitor";
+        assert!(name_keys(q).is_empty(), "{:?}", name_keys(q));
+        // Runs stop at four words; a one-letter key means nothing.
+        assert!(name_keys("a").is_empty());
+        assert!(!name_keys("one two three four five").contains("onetwothreefourfive"));
+    }
+}
