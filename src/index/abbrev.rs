@@ -1,4 +1,4 @@
-//! Programmer abbreviations, expanded at query time.
+//! Programmer abbreviations and everyday synonyms, expanded at query time.
 //!
 //! Code names things `dir`, `cfg`, `buf`; a question says "directory",
 //! "configuration", "buffer" (and the other way round). BM25 matches words, so
@@ -11,6 +11,10 @@
 //! (`def`: define or default, `res`: result, resource or response, `term`: word
 //! or terminal) are left out, since a wrong expansion costs more than a missed
 //! one.
+//!
+//! Synonyms ([`SYNONYMS`]) expand the same way, but unlike an abbreviation a
+//! synonym is another word: it ranks a chunk, and does not count as the query's
+//! word being answered (coverage, abstention).
 
 use std::collections::HashMap;
 use std::sync::OnceLock;
@@ -20,7 +24,7 @@ use super::tokenizer;
 /// Groups of interchangeable spellings. Every spelling's stem belongs to one
 /// group only (checked by a test).
 const GROUPS: &[&[&str]] = &[
-    &["dir", "directory"],
+    &["dir", "directory", "folder"],
     &["cfg", "conf", "config", "configuration"],
     &["init", "initialize", "initialization"],
     &["len", "length"],
@@ -99,13 +103,44 @@ const GROUPS: &[&[&str]] = &[
     &["auth", "authentication"],
     &["sync", "synchronize", "synchronous"],
     &["async", "asynchronous"],
-    &["del", "delete"],
     &["dup", "duplicate"],
     &["gen", "generate"],
     &["mut", "mutable"],
     &["perm", "permission"],
-    &["exe", "executable"],
+    &["exe", "executable", "run"],
     &["dbg", "debug"],
+];
+
+/// Everyday synonyms of developer questions and docs: a question says
+/// "upgrade" or "remove" where the docs say "update" or "uninstall". General
+/// vocabulary again; words with a second, technical sense in common languages
+/// or tools (`clone`, `print`, `panic`, `issue`, `parallel`) are left out.
+const SYNONYMS: &[&[&str]] = &[
+    &["update", "upgrade"],
+    &["remove", "del", "delete", "uninstall", "erase"],
+    &["start", "begin", "launch"],
+    &["stop", "halt", "terminate"],
+    &["show", "display"],
+    &["change", "modify", "alter", "edit"],
+    &["check", "verify", "validate"],
+    &["find", "search", "locate", "lookup"],
+    &["combine", "merge"],
+    &["split", "divide"],
+    &["allow", "permit"],
+    &["forbid", "prohibit", "disallow"],
+    &["big", "large", "huge"],
+    &["small", "tiny"],
+    &["fast", "quick"],
+    &["enable", "activate"],
+    &["disable", "deactivate"],
+    &["limit", "restrict"],
+    &["build", "compile"],
+    &["deprecated", "obsolete", "outdated"],
+    &["latest", "newest"],
+    &["create", "construct"],
+    &["fetch", "retrieve", "obtain"],
+    &["empty", "blank"],
+    &["example", "sample"],
 ];
 
 /// One spelling of a group: its stem (for stemmed fields) and its lowercase
@@ -116,6 +151,8 @@ pub struct Variant {
     pub stem: String,
     /// Unstemmed, lowercase form.
     pub plain: String,
+    /// A synonym (another word), not another spelling of the same word.
+    pub synonym: bool,
 }
 
 struct Table {
@@ -131,7 +168,7 @@ fn table() -> &'static Table {
         let mut analyzer = tokenizer::stemmed();
         let mut groups = Vec::with_capacity(GROUPS.len());
         let mut by_stem = HashMap::new();
-        for (g, words) in GROUPS.iter().enumerate() {
+        for (g, words) in GROUPS.iter().chain(SYNONYMS).enumerate() {
             let mut variants = Vec::with_capacity(words.len());
             for w in *words {
                 // Every entry is one lowercase, non-stop word: one token.
@@ -143,6 +180,7 @@ fn table() -> &'static Table {
                     variants.push(Variant {
                         stem,
                         plain: (*w).to_string(),
+                        synonym: g >= GROUPS.len(),
                     });
                 }
             }
@@ -184,7 +222,7 @@ mod tests {
     fn each_stem_belongs_to_one_group() {
         let mut analyzer = tokenizer::stemmed();
         let mut seen: HashMap<String, &str> = HashMap::new();
-        for words in GROUPS {
+        for words in GROUPS.iter().chain(SYNONYMS) {
             let mut stems: Vec<String> = Vec::new();
             for w in *words {
                 let toks = tokenizer::analyze(&mut analyzer, w);
@@ -209,10 +247,19 @@ mod tests {
         let mut a = tokenizer::stemmed();
         let q = tokenizer::analyze(&mut a, "directories of the config");
         let plain: Vec<String> = expand(&q).into_iter().map(|v| v.plain).collect();
-        assert_eq!(plain, ["dir", "cfg", "conf", "configuration"]);
+        assert_eq!(plain, ["dir", "folder", "cfg", "conf", "configuration"]);
         let q = tokenizer::analyze(&mut a, "dir cfg");
         let plain: Vec<String> = expand(&q).into_iter().map(|v| v.plain).collect();
-        assert_eq!(plain, ["directory", "conf", "config", "configuration"]);
+        assert_eq!(
+            plain,
+            ["directory", "folder", "conf", "config", "configuration"]
+        );
         assert!(expand(&tokenizer::analyze(&mut a, "walker symlink")).is_empty());
+        let q = tokenizer::analyze(&mut a, "upgrade it");
+        let syn: Vec<(String, bool)> = expand(&q)
+            .into_iter()
+            .map(|v| (v.plain, v.synonym))
+            .collect();
+        assert_eq!(syn, [("update".to_string(), true)]);
     }
 }

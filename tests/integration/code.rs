@@ -203,7 +203,10 @@ fn list(dir: &str) -> Vec<String> {
     );
     let first = |query: &str| {
         let r = env.json(&["search", "-k", "3", query]);
-        r["hits"][0]["symbol"].as_str().unwrap_or_default().to_string()
+        r["hits"][0]["symbol"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string()
     };
     assert_eq!(first("Walker max depth"), "Walker::max_depth");
     assert_eq!(first("Walker::max_depth"), "Walker::max_depth");

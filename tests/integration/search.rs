@@ -372,6 +372,35 @@ fn log_entries(entries: &[Entry]) {
     assert_eq!(hits[0]["symbol"], "read_dir_entries", "{r}");
 }
 
+/// A question's everyday words find the docs' synonyms ("upgrade" finds
+/// "update", "remove" finds "uninstall"), but a synonym alone is not evidence:
+/// a query none of whose words the docs use still abstains.
+#[test]
+fn synonyms_rank_but_do_not_answer() {
+    let env = Env::empty();
+    env.write(
+        "install.md",
+        "# Installation\n\nInstall the toolchain with the installer script.\n\n\
+         ## Updating and uninstalling\n\nTo update, run `tool update`. To uninstall, run `tool self uninstall`.\n\n\
+         ## Troubleshooting\n\nIf the toolchain does not work, check that the toolchain directory is on your PATH and the toolchain version matches.\n",
+    );
+    env.ctx(&["build"]).assert().success();
+    let r = env.json(&[
+        "search",
+        "--no-build",
+        "upgrade or remove the toolchain",
+        "-k",
+        "3",
+    ]);
+    assert_eq!(
+        r["hits"][0]["title_path"].to_string(),
+        r#"["Installation","Updating and uninstalling"]"#,
+        "{r}"
+    );
+    let r = env.json(&["search", "--no-build", "erase modify"]);
+    assert_eq!(r["no_evidence"], true, "{r}");
+}
+
 /// An operator named in a query (alone, or in backticks) finds the section
 /// that writes it as inline code, though no other word of the query is rarer
 /// there than elsewhere; a question mark ending a query is not one.
