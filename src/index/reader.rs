@@ -206,6 +206,20 @@ impl IndexReader {
         self.records(REC_CHUNK)
     }
 
+    /// Records in the snapshot's segments, and how many of them are deleted
+    /// but not yet merged away (they still count in BM25's statistics).
+    pub fn deleted_records(&self) -> (u64, u64) {
+        self.searcher
+            .segment_readers()
+            .iter()
+            .fold((0, 0), |(all, deleted), s| {
+                (
+                    all + u64::from(s.max_doc()),
+                    deleted + u64::from(s.num_deleted_docs()),
+                )
+            })
+    }
+
     /// Number of records of type `rec` (deleted ones included, as in the
     /// document frequencies BM25 uses).
     fn records(&self, rec: &str) -> u64 {

@@ -10,7 +10,8 @@
 
 use std::path::{Path, PathBuf};
 
-use tantivy::{Index, TantivyDocument, Term, indexer::IndexWriter as TantivyWriter};
+use tantivy::indexer::{IndexWriter as TantivyWriter, LogMergePolicy};
+use tantivy::{Index, TantivyDocument, Term};
 
 use super::tokenizer::Analyzer;
 use super::{Fields, REC_CHUNK, REC_DOC, doctest, index_err, signals};
@@ -28,6 +29,13 @@ const SMALL_HEAP: usize = 15 * 1024 * 1024;
 /// registered (with another fsync) at commit; for a one-file edit that was
 /// most of the commit's time.
 const PARALLEL_FROM_BYTES: u64 = 4 << 20;
+
+/// The share of a tantivy segment's records that may be deleted before the
+/// segment is merged (rewritten without them). Deleted records count in BM25's
+/// statistics until then, so an index edited for long would rank differently
+/// from a fresh one; tantivy's default (1.0) never merges a lone large segment
+/// for its deletions. The merge runs within the build that crosses the line.
+const MAX_DELETED_SHARE: f32 = 0.25;
 
 /// The single writer of a segment's index.
 pub struct IndexWriter {
@@ -72,9 +80,12 @@ impl IndexWriter {
         } else {
             WRITER_HEAP
         };
-        let writer = index
+        let writer: TantivyWriter = index
             .writer_with_num_threads(threads, heap)
             .map_err(|e| index_err(dir, e))?;
+        let mut policy = LogMergePolicy::default();
+        policy.set_del_docs_ratio_before_merge(MAX_DELETED_SHARE);
+        writer.set_merge_policy(Box::new(policy));
         Ok(IndexWriter {
             writer,
             fields,

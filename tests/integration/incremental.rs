@@ -159,3 +159,43 @@ fn timings_name_every_stage() {
         .success()
         .stderr(predicate::str::is_match("timings: walk [0-9]+ ms, chunk [0-9]+ ms, catalog [0-9]+ ms, index [0-9]+ ms, commit [0-9]+ ms, pack [0-9]+ ms").expect("regex"));
 }
+
+/// Deleted index records count in BM25's statistics until their segment is
+/// merged: a build that leaves over a quarter of a segment deleted merges it,
+/// so a long-edited pack ranks like a fresh one. A small edit does not pay for
+/// a merge.
+#[test]
+fn deleted_records_are_merged_away() {
+    let env = Env::empty();
+    for i in 0..20 {
+        let sections: String = (0..9)
+            .map(|s| format!("## Part {s}\n\nText {s} of file {i}.\n\n"))
+            .collect();
+        env.write(
+            &format!("doc{i:02}.md"),
+            format!("# File {i}\n\n{sections}"),
+        );
+    }
+    env.ctx(&["build", "-q"]).assert().success();
+    let deleted = |env: &Env| {
+        let r = env.json(&["stats"]);
+        (
+            r["index_deleted_records"].as_u64().unwrap(),
+            r["index_records"].as_u64().unwrap(),
+        )
+    };
+    assert_eq!(deleted(&env).0, 0);
+    append(&env, "doc00.md", "One more line.\n");
+    env.ctx(&["build", "-q"]).assert().success();
+    let (gone, all) = deleted(&env);
+    assert!(gone > 0 && gone * 4 < all, "{gone} of {all}");
+    // Six more files: 7 of 20 documents' records deleted from the first
+    // segment (35 %), which is merged.
+    for i in 1..7 {
+        append(&env, &format!("doc{i:02}.md"), "One more line.\n");
+    }
+    env.ctx(&["build", "-q"]).assert().success();
+    assert_eq!(deleted(&env).0, 0);
+    let r = env.json(&["search", "--no-build", "text of file 3", "-k", "1"]);
+    assert_eq!(r["hits"][0]["doc"], "doc03.md", "{r}");
+}

@@ -10,6 +10,7 @@ use serde::Serialize;
 use super::{Cli, open};
 use crate::catalog::Catalog;
 use crate::error::Error;
+use crate::index::SearchIndex;
 use crate::pack;
 use crate::pipeline::{self, BuildOptions, BuildReport, Progress};
 use crate::segment::Segment;
@@ -199,16 +200,22 @@ pub(super) fn stats(cli: &Cli, p: &Printer) -> anyhow::Result<ExitCode> {
     let pack_bytes = dir_size(&seg.pack_path());
     let source_bytes: u64 = catalog.files()?.values().map(|f| f.size).sum();
     let generation = catalog.generation()?;
+    // The index is derived data: stats still answer without one.
+    let (records, deleted) = SearchIndex::open(&seg.index_dir())
+        .and_then(|i| i.reader())
+        .map(|r| r.deleted_records())
+        .unwrap_or_default();
     if p.json {
         p.json(&serde_json::json!({
             "segment": seg.name, "files": files, "chunks": chunks, "tokens": tokens,
             "source_bytes": source_bytes, "catalog_bytes": db, "index_bytes": index,
+            "index_records": records, "index_deleted_records": deleted,
             "pack_bytes": pack_bytes, "last_build": last, "generation": generation,
         }));
     } else {
         let ratio = (db + index) as f64 / source_bytes.max(1) as f64;
         p.text(&format!(
-            "segment {}\nfiles {files}\nchunks {chunks}\ntokens ~{tokens}\nsources {:.1} MB\ncatalog {:.1} MB, index {:.1} MB ({ratio:.2}x sources)\npack {:.1} MB\nlast build {} (generation {generation})\n",
+            "segment {}\nfiles {files}\nchunks {chunks}\ntokens ~{tokens}\nsources {:.1} MB\ncatalog {:.1} MB, index {:.1} MB ({ratio:.2}x sources)\nindex records {records} ({deleted} deleted, awaiting a merge)\npack {:.1} MB\nlast build {} (generation {generation})\n",
             seg.name,
             source_bytes as f64 / 1e6,
             db as f64 / 1e6,
