@@ -107,7 +107,7 @@ const GROUPS: &[&[&str]] = &[
     &["gen", "generate"],
     &["mut", "mutable"],
     &["perm", "permission"],
-    &["exe", "executable", "run"],
+    &["exe", "executable"],
     &["dbg", "debug"],
 ];
 

@@ -57,6 +57,7 @@ const QUESTION_WORDS: &[&str] = &[
     "about",
 ];
 
+/// `query` with its question words blanked out.
 pub(super) fn strip_question_words(query: &str) -> String {
     let mut out = String::with_capacity(query.len());
     for word in query.split(|c: char| !(c.is_alphanumeric() || c == '_')) {
