@@ -56,8 +56,8 @@ impl Priors {
 pub(super) struct PriorTop {
     pub limit: usize,
     pub priors: Priors,
-    /// Chunks the query names (see [`Priors::factor`]).
-    pub named: HashSet<DocAddress>,
+    /// Chunks the query names (see [`Priors::factor`]), by segment ordinal.
+    pub named: Vec<HashSet<DocId>>,
 }
 
 /// [`PriorTop`] over one segment.
@@ -91,10 +91,9 @@ impl Collector for PriorTop {
             segment,
             named: self
                 .named
-                .iter()
-                .filter(|a| a.segment_ord == segment)
-                .map(|a| a.doc_id)
-                .collect(),
+                .get(segment as usize)
+                .cloned()
+                .unwrap_or_default(),
         })
     }
 

@@ -57,11 +57,15 @@ const QUESTION_WORDS: &[&str] = &[
     "about",
 ];
 
+fn is_question_word(word: &str) -> bool {
+    QUESTION_WORDS.contains(&word.to_lowercase().as_str())
+}
+
 /// `query` with its question words blanked out.
 pub(super) fn strip_question_words(query: &str) -> String {
     let mut out = String::with_capacity(query.len());
     for word in query.split(|c: char| !(c.is_alphanumeric() || c == '_')) {
-        if word.is_empty() || QUESTION_WORDS.contains(&word.to_lowercase().as_str()) {
+        if word.is_empty() || is_question_word(word) {
             out.push(' ');
             continue;
         }
@@ -82,10 +86,7 @@ pub(super) fn name_keys(query: &str) -> HashSet<String> {
         .split(|c: char| !c.is_alphanumeric())
         .filter(|w| !w.is_empty())
         .collect();
-    let content = words
-        .iter()
-        .filter(|w| !QUESTION_WORDS.contains(&w.to_lowercase().as_str()))
-        .count();
+    let content = words.iter().filter(|w| !is_question_word(w)).count();
     let shortest = content.div_ceil(2).max(1);
     let mut keys = HashSet::new();
     for start in 0..words.len() {

@@ -14,7 +14,7 @@ use tantivy::query::{
 };
 use tantivy::schema::{Field, IndexRecordOption, Value};
 use tantivy::tokenizer::TextAnalyzer;
-use tantivy::{DocAddress, DocSet, Index, ReloadPolicy, Searcher, TantivyDocument, Term};
+use tantivy::{DocAddress, DocId, DocSet, Index, ReloadPolicy, Searcher, TantivyDocument, Term};
 
 use super::collect::{PriorTop, Priors};
 use super::query_words::{name_keys, strip_question_words};
@@ -148,6 +148,7 @@ impl IndexReader {
             fields.name,
             fields.symbols,
             fields.path,
+            fields.key,
         ]
         .into_iter()
         .filter(|&field| {
@@ -412,28 +413,33 @@ impl IndexReader {
             .collect())
     }
 
-    /// The symbol chunks `query` names (see [`name_keys`]).
-    fn named(&self, query: &str) -> Result<HashSet<DocAddress>> {
+    /// The symbol chunks `query` names (see [`name_keys`]), by segment.
+    fn named(&self, query: &str) -> Result<Vec<HashSet<DocId>>> {
+        // A pack without code has no names to look up.
+        if self.empty.contains(&self.fields.key) {
+            return Ok(Vec::new());
+        }
         let keys = name_keys(query);
+        let err = |e: tantivy::TantivyError| index_err(&self.dir, e);
         // Straight from the postings: a term-set query's bitset over every
         // record cost more than the lookups of a few mostly absent keys.
-        let mut named = HashSet::new();
-        let err = |e: tantivy::TantivyError| index_err(&self.dir, e);
-        for (ord, segment) in self.searcher.segment_readers().iter().enumerate() {
+        let mut named = Vec::new();
+        for segment in self.searcher.segment_readers() {
             let inverted = segment.inverted_index(self.fields.key).map_err(err)?;
+            let mut docs = HashSet::new();
             for key in &keys {
                 let term = Term::from_field_text(self.fields.key, key);
-                let Some(mut postings) = inverted
+                let postings = inverted
                     .read_postings(&term, IndexRecordOption::Basic)
-                    .map_err(|e| index_err(&self.dir, e))?
-                else {
-                    continue;
-                };
-                while postings.doc() != tantivy::TERMINATED {
-                    named.insert(DocAddress::new(ord as u32, postings.doc()));
-                    postings.advance();
+                    .map_err(|e| index_err(&self.dir, e))?;
+                if let Some(mut postings) = postings {
+                    while postings.doc() != tantivy::TERMINATED {
+                        docs.insert(postings.doc());
+                        postings.advance();
+                    }
                 }
             }
+            named.push(docs);
         }
         Ok(named)
     }
