@@ -107,16 +107,25 @@ pub fn excerpt(text: &str, terms: &[String], budget: usize) -> String {
 fn render(lines: &[&str], fences: &[Option<usize>], chosen: &[bool]) -> String {
     let mut out = String::new();
     let mut open: Option<usize> = None;
+    // Where the opener of a fence with nothing after it yet starts in `out`:
+    // a window that ends on an opener would print an empty code block, which
+    // costs tokens and says nothing, so such an opener is taken back instead.
+    let mut bare_opener: Option<usize> = None;
+    let close = |out: &mut String, opener: usize, bare: Option<usize>| match bare {
+        Some(at) => out.truncate(at),
+        None => out.push_str(&closer(lines[opener])),
+    };
     let mut prev: Option<usize> = None;
     for i in (0..lines.len()).filter(|&i| chosen[i]) {
         let gap = prev.is_some_and(|p| i > p + 1);
         if gap {
             if let Some(o) = open.take() {
-                out.push_str(&closer(lines[o]));
+                close(&mut out, o, bare_opener);
             }
             out.push_str(GAP);
             out.push('\n');
         }
+        let at = out.len();
         let fence = fences[i];
         if open.is_none()
             && fence != Some(i)
@@ -128,8 +137,10 @@ fn render(lines: &[&str], fences: &[Option<usize>], chosen: &[bool]) -> String {
         }
         out.push_str(lines[i]);
         out.push('\n');
+        bare_opener = None;
         if fence == Some(i) && open.is_none() {
             open = Some(i);
+            bare_opener = Some(at);
         } else if fence.is_some()
             && is_fence(lines[i]).is_some()
             && open == fence
@@ -141,12 +152,12 @@ fn render(lines: &[&str], fences: &[Option<usize>], chosen: &[bool]) -> String {
     }
     if prev.is_some_and(|p| p + 1 < lines.len()) {
         if let Some(o) = open.take() {
-            out.push_str(&closer(lines[o]));
+            close(&mut out, o, bare_opener);
         }
         out.push_str(GAP);
         out.push('\n');
     } else if let Some(o) = open {
-        out.push_str(&closer(lines[o]));
+        close(&mut out, o, bare_opener);
     }
     out
 }
@@ -218,6 +229,23 @@ mod tests {
         let fences = out.lines().filter(|l| l.starts_with("```")).count();
         assert_eq!(fences % 2, 0, "{out}");
         assert!(out.starts_with("## Locks"));
+    }
+
+    #[test]
+    fn a_window_ending_on_a_fence_opener_prints_no_empty_block() {
+        let mut text = String::from("## Listing\n\nthe longest function\n\n```rust\n");
+        for i in 0..200 {
+            text.push_str(&format!("let x{i} = {i};\n"));
+        }
+        text.push_str("```\n\nclosing words\n");
+        let out = excerpt(&text, &["longest".to_string()], 40);
+        assert!(out.contains("the longest function"), "{out}");
+        assert!(!out.contains("```rust"), "{out}");
+        assert_eq!(
+            out.lines().filter(|l| l.starts_with("```")).count(),
+            0,
+            "{out}"
+        );
     }
 
     #[test]
