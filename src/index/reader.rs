@@ -185,6 +185,14 @@ impl IndexReader {
             .is_ok_and(|n| n == records)
     }
 
+    /// Whether any record of the snapshot is in `scope` (`relay`: whether any
+    /// tool output is boxed).
+    pub fn has_scope(&self, scope: &str) -> bool {
+        self.searcher
+            .doc_freq(&Term::from_field_text(self.fields.scope, scope))
+            .is_ok_and(|n| n > 0)
+    }
+
     /// Stemmed, deduplicated query terms, in query order, without question
     /// words, then the operators the query names.
     pub fn query_terms(&self, query: &str) -> Vec<String> {

@@ -136,6 +136,17 @@ pub struct SearchResult {
     /// Nearest headings, when there is no evidence.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub suggestions: Vec<Suggestion>,
+    /// Boxed tool outputs that answer the query (at most 3), when a
+    /// docs-only search found no evidence: the answer may be in a tool's output.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub relay_matches: usize,
+}
+
+/// How many boxed outputs a docs-only search without evidence looks for.
+const RELAY_PEEK: usize = 3;
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }
 
 impl Retriever {
@@ -200,11 +211,27 @@ impl Retriever {
                     title_path: c.title_path.clone(),
                 })
                 .collect();
+            // An agent that boxed a tool's output may ask about it without
+            // saying so; the project docs are the default scope, so tell it
+            // where the answer is rather than just that the docs lack one.
+            let relay_matches = if opts.scope == Scope::Docs && self.reader.has_scope("relay") {
+                let peek = SearchOptions {
+                    k: RELAY_PEEK,
+                    doc_glob: None,
+                    kinds: None,
+                    scope: Scope::Relay,
+                    min_coverage: opts.min_coverage,
+                };
+                self.search(query, &peek)?.hits.len()
+            } else {
+                0
+            };
             return Ok(SearchResult {
                 hits: Vec::new(),
                 no_evidence: true,
                 coverage,
                 suggestions,
+                relay_matches,
             });
         }
         let hits = chunks
@@ -227,6 +254,7 @@ impl Retriever {
             no_evidence: false,
             coverage,
             suggestions: Vec::new(),
+            relay_matches: 0,
         })
     }
 

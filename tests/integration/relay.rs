@@ -284,6 +284,46 @@ fn searchable_and_gc() {
     );
 }
 
+/// A docs search that finds nothing says when boxed tool outputs answer the
+/// query, so an agent looks there instead of concluding nothing does.
+#[test]
+fn a_docs_search_without_evidence_points_to_matching_boxed_outputs() {
+    let env = Env::fixture("demo");
+    env.ctx(&["build"]).assert().success();
+    let query = "what final number did the speaker give";
+    let hint = "Boxed tool outputs match this query: add `--scope relay`";
+    // Nothing boxed yet: no evidence, and no hint.
+    env.ctx(&["search", query])
+        .assert()
+        .code(1)
+        .stdout(predicate::str::contains("No evidence"))
+        .stdout(predicate::str::contains(hint).not());
+
+    boxed(env.path(), &transcript(), &["--tool", "yt_transcribe"]);
+    env.ctx(&["search", query])
+        .assert()
+        .code(1)
+        .stdout(predicate::str::contains("No evidence"))
+        .stdout(predicate::str::contains(hint));
+    let docs = env.json(&["search", query]);
+    assert_eq!(docs["no_evidence"], true);
+    assert_eq!(docs["relay_matches"], 1);
+    env.ctx(&["evidence", query])
+        .assert()
+        .code(1)
+        .stdout(predicate::str::contains(
+            "`ctx search --scope relay` finds them",
+        ));
+    // The hint's promise holds: the relay scope answers.
+    let relay = env.json(&["search", query, "--scope", "relay"]);
+    assert_eq!(relay["hits"][0]["title_path"][0], "yt_transcribe");
+    // A query the boxed output does not answer either gets no hint.
+    env.ctx(&["search", "kubernetes admission webhook quota"])
+        .assert()
+        .code(1)
+        .stdout(predicate::str::contains(hint).not());
+}
+
 /// 50 concurrent boxers never clash: every reference resolves to its own value.
 #[test]
 fn concurrent_boxers() {

@@ -167,6 +167,9 @@ pub(super) fn search(cli: &Cli, p: &Printer, args: &SearchArgs) -> anyhow::Resul
                 ));
             }
         }
+        if result.relay_matches > 0 {
+            p.text("Boxed tool outputs match this query: add `--scope relay` (or `all`) to search them.\n");
+        }
     } else {
         for (i, h) in result.hits.iter().enumerate() {
             p.text(&format!(
@@ -261,6 +264,11 @@ pub(super) fn evidence(cli: &Cli, p: &Printer, args: &EvidenceArgs) -> anyhow::R
                     sug.id,
                     sanitize(&sug.title_path.join(" > "))
                 ));
+            }
+            if s.relay_matches > 0 {
+                p.text(
+                    "Boxed tool outputs match this query: `ctx search --scope relay` finds them.\n",
+                );
             }
         }
     }

@@ -298,6 +298,10 @@ fn part(p: Part<'_>, note: Option<String>) -> CallToolResult {
     )
 }
 
+/// Said when a search of the docs found nothing but boxed tool outputs match.
+const RELAY_HINT: &str =
+    "Boxed tool outputs match this query: call ctx_search with scope \"relay\" (or \"all\").\n";
+
 /// The text a model reads for a search (shared with the relay proxy's `ctx_search`).
 pub(crate) fn render_search(query: &str, r: &SearchResult) -> String {
     if r.no_evidence {
@@ -314,6 +318,10 @@ pub(crate) fn render_search(query: &str, r: &SearchResult) -> String {
                     s.doc
                 ));
             }
+        }
+        if r.relay_matches > 0 {
+            out.push('\n');
+            out.push_str(RELAY_HINT.trim_end());
         }
         return out;
     }
@@ -390,6 +398,9 @@ fn render_evidence(ev: &Evidence) -> String {
                     sug.title_path.join(" > ")
                 ));
             }
+            if s.relay_matches > 0 {
+                out.push_str(RELAY_HINT);
+            }
         }
     }
     out.trim_end().to_string()
@@ -401,4 +412,27 @@ fn render_grep(r: &resolve::GrepResult) -> String {
         out.push_str(&m.render());
     }
     out.trim_end().to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn no_evidence_points_to_matching_boxed_outputs() {
+        let mut r = SearchResult {
+            hits: Vec::new(),
+            no_evidence: true,
+            coverage: 0.1,
+            suggestions: Vec::new(),
+            relay_matches: 0,
+        };
+        assert!(!render_search("q", &r).contains("scope \"relay\""));
+        r.relay_matches = 2;
+        let text = render_search("q", &r);
+        assert!(
+            text.ends_with("call ctx_search with scope \"relay\" (or \"all\")."),
+            "{text}"
+        );
+    }
 }
