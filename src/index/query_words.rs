@@ -3,6 +3,8 @@
 
 use std::collections::HashSet;
 
+use tantivy::tokenizer::TextAnalyzer;
+
 /// The longest run of query words read as one symbol name
 /// (`IncrementalMatch::should_descend` is three words).
 const NAME_WORDS: usize = 4;
@@ -100,9 +102,52 @@ pub(super) fn name_keys(query: &str) -> HashSet<String> {
     keys
 }
 
+/// The terms of `text` that occur only as parts of a longer identifier (`min`
+/// and `depth` of `min_depth`, `walk` of `WalkBuilder`), never as words of
+/// their own. The analyzer gives an identifier's parts and then its whole,
+/// the whole spanning the parts' text.
+pub(super) fn identifier_parts(analyzer: &mut TextAnalyzer, text: &str) -> HashSet<String> {
+    let mut tokens: Vec<(String, usize, usize)> = Vec::new();
+    let mut stream = analyzer.token_stream(text);
+    while stream.advance() {
+        let t = stream.token();
+        tokens.push((t.text.clone(), t.offset_from, t.offset_to));
+    }
+    let within_longer = |&(_, from, to): &(String, usize, usize)| {
+        tokens
+            .iter()
+            .any(|&(_, f, t)| f <= from && to <= t && t - f > to - from)
+    };
+    let (parts, solo): (Vec<_>, Vec<_>) = tokens.iter().partition(|t| within_longer(t));
+    let solo: HashSet<&str> = solo.iter().map(|t| t.0.as_str()).collect();
+    parts
+        .into_iter()
+        .filter(|t| !solo.contains(t.0.as_str()))
+        .map(|t| t.0.clone())
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::index::tokenizer;
+
+    #[test]
+    fn identifier_parts_are_told_from_words() {
+        let mut a = tokenizer::stemmed();
+        let parts = identifier_parts(&mut a, "entries shallower than min_depth in WalkBuilder");
+        let mut parts: Vec<_> = parts.into_iter().collect();
+        parts.sort();
+        assert_eq!(parts, ["builder", "depth", "min", "walk"]);
+        // A part that is also a word of its own keeps its full weight.
+        let parts = identifier_parts(&mut a, "the walk of WalkBuilder");
+        assert!(
+            !parts.contains("walk") && parts.contains("builder"),
+            "{parts:?}"
+        );
+        // Hyphens and paths separate words; they make no identifier.
+        assert!(identifier_parts(&mut a, "kube-apiserver Walk::next").is_empty());
+    }
 
     #[test]
     fn a_query_that_is_a_name_spells_its_keys() {

@@ -144,6 +144,48 @@ fn symbol_lookup() {
     assert!(l0 <= s0 && l0 + 2 >= s0 && s1 >= s0, "{out}");
 }
 
+/// An identifier a question names is one of its words, not three: its parts
+/// (`max`, `depth` of `max_depth`) weigh less than its whole, so two other
+/// words of the question outweigh a function that only shares the identifier.
+#[test]
+fn an_identifier_in_a_question_counts_as_one_word() {
+    let env = Env::empty();
+    env.write(
+        "src/lib.rs",
+        r#"//! Listing directories.
+
+/// Clamps a depth to the configured limit.
+pub fn clamp(max_depth: usize, depth: usize) -> usize {
+    depth.min(max_depth)
+}
+
+/// Skips hidden entries while listing a directory.
+pub fn skip_hidden(entry: &str) -> bool {
+    entry.starts_with('.')
+}
+
+/// Sorts the entries of a directory by name.
+pub fn sort_entries(entries: &mut [String]) {
+    entries.sort();
+}
+"#,
+    );
+    let first = |query: &str| {
+        let r = env.json(&["search", "-k", "3", query]);
+        r["hits"][0]["symbol"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string()
+    };
+    assert_eq!(
+        first("are hidden entries listed when max_depth is set"),
+        "skip_hidden"
+    );
+    // The identifier alone, or its parts as words, still find it.
+    assert_eq!(first("max_depth"), "clamp");
+    assert_eq!(first("max depth limit"), "clamp");
+}
+
 /// A query that is a symbol's name finds that symbol first, even a documented
 /// setter that ranks below working code for questions about its topic.
 #[test]
