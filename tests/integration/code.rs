@@ -144,6 +144,15 @@ fn symbol_lookup() {
     assert!(l0 <= s0 && l0 + 2 >= s0 && s1 >= s0, "{out}");
 }
 
+/// The qualified symbol of the best hit for `query` (empty when none).
+fn first_symbol(env: &Env, query: &str) -> String {
+    let r = env.json(&["search", "-k", "3", query]);
+    r["hits"][0]["symbol"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string()
+}
+
 /// An identifier a question names is one of its words, not three: its parts
 /// (`max`, `depth` of `max_depth`) weigh less than its whole, so two other
 /// words of the question outweigh a function that only shares the identifier.
@@ -170,13 +179,7 @@ pub fn sort_entries(entries: &mut [String]) {
 }
 "#,
     );
-    let first = |query: &str| {
-        let r = env.json(&["search", "-k", "3", query]);
-        r["hits"][0]["symbol"]
-            .as_str()
-            .unwrap_or_default()
-            .to_string()
-    };
+    let first = |query: &str| first_symbol(&env, query);
     assert_eq!(
         first("are hidden entries listed when max_depth is set"),
         "skip_hidden"
@@ -243,13 +246,7 @@ fn list(dir: &str) -> Vec<String> {
 }
 "#,
     );
-    let first = |query: &str| {
-        let r = env.json(&["search", "-k", "3", query]);
-        r["hits"][0]["symbol"]
-            .as_str()
-            .unwrap_or_default()
-            .to_string()
-    };
+    let first = |query: &str| first_symbol(&env, query);
     assert_eq!(first("Walker max depth"), "Walker::max_depth");
     assert_eq!(first("Walker::max_depth"), "Walker::max_depth");
     // A question naming the setting in passing is about the behaviour: the
