@@ -102,11 +102,15 @@ pub(super) fn name_keys(query: &str) -> HashSet<String> {
     keys
 }
 
-/// The terms of `text` that occur only as parts of a longer identifier (`min`
-/// and `depth` of `min_depth`, `walk` of `WalkBuilder`), never as words of
-/// their own. The analyzer gives an identifier's parts and then its whole,
-/// the whole spanning the parts' text.
-pub(super) fn identifier_parts(analyzer: &mut TextAnalyzer, text: &str) -> HashSet<String> {
+/// The terms of `text` in order (as [`super::tokenizer::analyze`] gives them),
+/// and those of them that occur only as parts of a longer identifier (`min` and
+/// `depth` of `min_depth`, `walk` of `WalkBuilder`), never as words of their
+/// own. The analyzer gives an identifier's parts and then its whole, the whole
+/// spanning the parts' text.
+pub(super) fn analyze_query(
+    analyzer: &mut TextAnalyzer,
+    text: &str,
+) -> (Vec<String>, HashSet<String>) {
     let mut tokens: Vec<(String, usize, usize)> = Vec::new();
     let mut stream = analyzer.token_stream(text);
     while stream.advance() {
@@ -120,11 +124,12 @@ pub(super) fn identifier_parts(analyzer: &mut TextAnalyzer, text: &str) -> HashS
     };
     let (parts, solo): (Vec<_>, Vec<_>) = tokens.iter().partition(|t| within_longer(t));
     let solo: HashSet<&str> = solo.iter().map(|t| t.0.as_str()).collect();
-    parts
+    let parts = parts
         .into_iter()
         .filter(|t| !solo.contains(t.0.as_str()))
         .map(|t| t.0.clone())
-        .collect()
+        .collect();
+    (tokens.into_iter().map(|t| t.0).collect(), parts)
 }
 
 #[cfg(test)]
@@ -135,18 +140,27 @@ mod tests {
     #[test]
     fn identifier_parts_are_told_from_words() {
         let mut a = tokenizer::stemmed();
-        let parts = identifier_parts(&mut a, "entries shallower than min_depth in WalkBuilder");
-        let mut parts: Vec<_> = parts.into_iter().collect();
+        let text = "entries shallower than min_depth in WalkBuilder";
+        // The terms are the analyzer's own, in order.
+        assert_eq!(
+            analyze_query(&mut a, text).0,
+            tokenizer::analyze(&mut a, text)
+        );
+        let mut parts: Vec<_> = analyze_query(&mut a, text).1.into_iter().collect();
         parts.sort();
         assert_eq!(parts, ["builder", "depth", "min", "walk"]);
         // A part that is also a word of its own keeps its full weight.
-        let parts = identifier_parts(&mut a, "the walk of WalkBuilder");
+        let (_, parts) = analyze_query(&mut a, "the walk of WalkBuilder");
         assert!(
             !parts.contains("walk") && parts.contains("builder"),
             "{parts:?}"
         );
         // Hyphens and paths separate words; they make no identifier.
-        assert!(identifier_parts(&mut a, "kube-apiserver Walk::next").is_empty());
+        assert!(
+            analyze_query(&mut a, "kube-apiserver Walk::next")
+                .1
+                .is_empty()
+        );
     }
 
     #[test]

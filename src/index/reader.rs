@@ -17,7 +17,7 @@ use tantivy::tokenizer::TextAnalyzer;
 use tantivy::{DocAddress, DocId, DocSet, Index, ReloadPolicy, Searcher, TantivyDocument, Term};
 
 use super::collect::{PriorTop, Priors};
-use super::query_words::{identifier_parts, name_keys, strip_question_words};
+use super::query_words::{analyze_query, name_keys, strip_question_words};
 use super::{Fields, REC_CHUNK, REC_DOC, abbrev, index_err, operators, tokenizer};
 use crate::error::Result;
 
@@ -205,18 +205,23 @@ impl IndexReader {
     /// Stemmed, deduplicated query terms, in query order, without question
     /// words, then the operators the query names.
     pub fn query_terms(&self, query: &str) -> Vec<String> {
-        let words = strip_question_words(query);
-        let mut terms = self.with_stemmed(|a| tokenizer::analyze(a, &words));
-        terms.extend(operators::query_operators(query));
-        dedup(terms)
+        self.stemmed_query(&strip_question_words(query), query).0
     }
 
-    /// Unstemmed terms, for identifier and path matching.
-    pub fn plain_terms(&self, query: &str) -> Vec<String> {
-        let query = strip_question_words(query);
-        dedup(with(&self.plain, tokenizer::plain, |a| {
-            tokenizer::analyze(a, &query)
-        }))
+    /// The stemmed terms of `query` (its question words already stripped in
+    /// `words`) as [`Self::query_terms`] gives them, and those of them that
+    /// occur only as identifier parts.
+    fn stemmed_query(&self, words: &str, query: &str) -> (Vec<String>, HashSet<String>) {
+        let (mut terms, parts) = self.with_stemmed(|a| analyze_query(a, words));
+        terms.extend(operators::query_operators(query));
+        (dedup(terms), parts)
+    }
+
+    /// Unstemmed terms of `words`, for identifier and path matching, and those
+    /// of them that occur only as identifier parts.
+    fn plain_query(&self, words: &str) -> (Vec<String>, HashSet<String>) {
+        let (terms, parts) = with(&self.plain, tokenizer::plain, |a| analyze_query(a, words));
+        (dedup(terms), parts)
     }
 
     /// Number of chunks in the snapshot.
@@ -359,8 +364,9 @@ impl IndexReader {
     /// document a question is about; the document's text can.
     pub fn search(&self, query: &str, limit: usize, filter: &Filter) -> Result<Vec<ScoredId>> {
         let f = self.fields;
-        let stemmed = self.query_terms(query);
-        let plain = self.plain_terms(query);
+        let words = strip_question_words(query);
+        let (stemmed, parts) = self.stemmed_query(&words, query);
+        let (plain, plain_parts) = self.plain_query(&words);
         let named = self.named(query)?;
         let mut should: Vec<(Occur, Box<dyn Query>)> = Vec::new();
         let mut clause = |field: Field, term: &str, boost: f32| {
@@ -368,11 +374,6 @@ impl IndexReader {
                 push_term(&mut should, field, term, boost);
             }
         };
-        let words = strip_question_words(query);
-        let parts = self.with_stemmed(|a| identifier_parts(a, &words));
-        let plain_parts = with(&self.plain, tokenizer::plain, |a| {
-            identifier_parts(a, &words)
-        });
         let weight = |parts: &HashSet<String>, t: &String| {
             if parts.contains(t) {
                 IDENTIFIER_PART_WEIGHT

@@ -217,10 +217,9 @@ impl Retriever {
             let relay_matches = if opts.scope == Scope::Docs && self.reader.has_scope("relay") {
                 let peek = SearchOptions {
                     k: RELAY_PEEK,
-                    doc_glob: None,
-                    kinds: None,
                     scope: Scope::Relay,
                     min_coverage: opts.min_coverage,
+                    ..SearchOptions::default()
                 };
                 self.search(query, &peek)?.hits.len()
             } else {

@@ -300,7 +300,7 @@ fn part(p: Part<'_>, note: Option<String>) -> CallToolResult {
 
 /// Said when a search of the docs found nothing but boxed tool outputs match.
 const RELAY_HINT: &str =
-    "Boxed tool outputs match this query: call ctx_search with scope \"relay\" (or \"all\").\n";
+    "Boxed tool outputs match this query: call ctx_search with scope \"relay\" (or \"all\").";
 
 /// The text a model reads for a search (shared with the relay proxy's `ctx_search`).
 pub(crate) fn render_search(query: &str, r: &SearchResult) -> String {
@@ -321,7 +321,7 @@ pub(crate) fn render_search(query: &str, r: &SearchResult) -> String {
         }
         if r.relay_matches > 0 {
             out.push('\n');
-            out.push_str(RELAY_HINT.trim_end());
+            out.push_str(RELAY_HINT);
         }
         return out;
     }
@@ -400,6 +400,7 @@ fn render_evidence(ev: &Evidence) -> String {
             }
             if s.relay_matches > 0 {
                 out.push_str(RELAY_HINT);
+                out.push('\n');
             }
         }
     }
