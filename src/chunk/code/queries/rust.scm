@@ -29,6 +29,11 @@
 ((impl_item type: (generic_type type: (type_identifier) @name)) @definition.impl (#set! container))
 ((impl_item type: (generic_type type: (scoped_type_identifier name: (type_identifier) @name))) @definition.impl (#set! container))
 ((impl_item type: (scoped_type_identifier name: (type_identifier) @name)) @definition.impl (#set! container))
+; `impl Trait for &'a mut P` is named like `impl Trait for P`: the eval rule's
+; and `ctx symbol`'s `P::method`, not a name nobody can type.
+((impl_item type: (reference_type type: (type_identifier) @name)) @definition.impl (#set! container))
+((impl_item type: (reference_type type: (generic_type type: (type_identifier) @name))) @definition.impl (#set! container))
+((impl_item type: (reference_type type: (scoped_type_identifier name: (type_identifier) @name))) @definition.impl (#set! container))
 ((impl_item type: (_) @name) @definition.impl (#set! container))
 
 ((trait_item name: (type_identifier) @name) @definition.trait (#set! container))
