@@ -396,8 +396,8 @@ impl IndexReader {
         // Other spellings of abbreviations (`dir` for "directory"), weaker
         // than the query's own words. Only the chunk query gets them: on the
         // document query they cost the KEPs more than they gave code.
-        let w = ABBREV_WEIGHT;
-        for v in abbrev::expand(&stemmed) {
+        for (v, part_weight) in abbrev::expand_parts(&stemmed, &parts, IDENTIFIER_PART_WEIGHT) {
+            let w = ABBREV_WEIGHT * part_weight;
             clause(f.leaf, &v.stem, LEAF_BOOST * w);
             clause(f.anc, &v.stem, ANCESTORS_BOOST * w);
             clause(f.body, &v.stem, BODY_BOOST * w);
