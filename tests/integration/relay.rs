@@ -132,6 +132,10 @@ fn grep_html() {
     let g = env.json(&["resolve", "grep", &r, "IMG SRC", "-i", "--max-results", "2"]);
     assert_eq!(g["matches"].as_array().unwrap().len(), 2);
     assert_eq!(g["truncated"], true);
+    // grep's own spellings of the context and count options work too.
+    let g = env.json(&["resolve", "grep", &r, "<img", "-C", "0", "-m", "1"]);
+    assert_eq!(g["matches"].as_array().unwrap().len(), 1);
+    assert_eq!(g["matches"][0]["before"].as_array().unwrap().len(), 0);
 }
 
 /// jq over JSON values; clear errors for bad jq, non-JSON and bad regex.

@@ -98,14 +98,14 @@ pub enum ResolveCmd {
         reference: String,
         /// Regex (Rust `regex` syntax).
         pattern: String,
-        /// Context lines before and after each match.
-        #[arg(long, default_value_t = DEFAULT_WINDOW)]
+        /// Context lines before and after each match (grep's `-C`).
+        #[arg(long, short = 'C', visible_alias = "context", default_value_t = DEFAULT_WINDOW)]
         window: usize,
         /// Case-insensitive.
         #[arg(short = 'i', long)]
         ignore_case: bool,
-        /// At most this many matches.
-        #[arg(long, default_value_t = 50)]
+        /// At most this many matches (grep's `-m`).
+        #[arg(long, short = 'm', visible_alias = "max-count", default_value_t = 50)]
         max_results: usize,
     },
     /// A jq program over a JSON value.
