@@ -18,6 +18,8 @@
 //!   over the limit is split at line boundaries; a fence is re-opened and closed in
 //!   each part and a table repeats its header, so every part is valid Markdown.
 
+pub mod comments;
+
 use pulldown_cmark::{Event, Options, Parser, Tag, TagEnd};
 
 use super::{Chunk, ChunkKind, ChunkOptions, Chunked, LineIndex, id};

@@ -482,3 +482,39 @@ fn hits_show_the_text_of_the_last_build() {
     stove(&old);
     stove(&Retriever::open(&seg).unwrap());
 }
+
+/// Excerpts, skeletons and evidence leave out HTML comments (template
+/// instructions nobody sees rendered); raw keeps the text exact.
+#[test]
+fn trimmed_views_drop_html_comments() {
+    let env = Env::empty();
+    env.write(
+        "kep.md",
+        "# Pod resize\n\n## Goals\n\n<!--\nList the specific goals of the KEP. What is it trying to achieve?\n-->\n\n\
+         * Resize CPU limits in place without restarting the container.\n\n\
+         ```html\n<!-- markup kept in code -->\n```\n",
+    );
+    let r = env.json(&["search", "resize cpu limits in place", "-k", "1"]);
+    let id = r["hits"][0]["id"].as_str().unwrap().to_string();
+    let text = |mode: &str| {
+        let r = env.json(&["get", "--mode", mode, &id]);
+        r["chunks"][0]["text"].as_str().unwrap().to_string()
+    };
+    let raw = text("raw");
+    assert!(raw.contains("List the specific goals"), "{raw}");
+    for mode in ["excerpt", "skeleton"] {
+        let t = text(mode);
+        assert!(!t.contains("specific goals"), "{mode}: {t}");
+        assert!(t.contains("Resize CPU limits"), "{mode}: {t}");
+    }
+    assert!(text("excerpt").contains("<!-- markup kept in code -->"));
+    let out = env
+        .ctx(&["evidence", "resize cpu limits in place"])
+        .output()
+        .unwrap();
+    let out = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.contains("Resize CPU limits") && !out.contains("specific goals"),
+        "{out}"
+    );
+}
