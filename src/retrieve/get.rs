@@ -167,7 +167,7 @@ impl Retriever {
                     }
                     c.text.clone()
                 }
-                Mode::Excerpt => excerpt::excerpt(&readable(&c), &terms, share),
+                Mode::Excerpt => excerpt::excerpt(&super::readable(&c), &terms, share),
                 Mode::Skeleton => {
                     // Code: signatures and doc comments with bodies elided;
                     // Markdown: heading path and first lines.
@@ -179,7 +179,7 @@ impl Retriever {
                         (crate::chunk::ChunkKind::Code, Some(lang)) => {
                             crate::chunk::code::skeleton_of_chunk(&c.text, lang)
                         }
-                        _ => excerpt::skeleton(&c.title_path, &readable(&c), 12),
+                        _ => excerpt::skeleton(&c.title_path, &super::readable(&c), 12),
                     };
                     excerpt::excerpt(&s, &terms, share)
                 }
@@ -227,16 +227,5 @@ impl Retriever {
             used,
             hint: (!hints.is_empty()).then(|| hints.join("; ")),
         })
-    }
-}
-
-/// The text of `c` as the trimmed views show it: Markdown without its HTML
-/// comments (authoring notes and template instructions nobody reading the
-/// rendered page sees).
-fn readable(c: &Chunk) -> std::borrow::Cow<'_, str> {
-    if c.kind == crate::chunk::ChunkKind::Markdown {
-        crate::chunk::markdown::comments::without_comments(&c.text)
-    } else {
-        std::borrow::Cow::Borrowed(&c.text)
     }
 }

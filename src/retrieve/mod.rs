@@ -65,3 +65,14 @@ impl Budget {
         }
     }
 }
+
+/// The text of `c` as previews and the trimmed views show it: Markdown without its HTML
+/// comments (authoring notes and template instructions nobody reading the
+/// rendered page sees).
+pub(crate) fn readable(c: &crate::chunk::Chunk) -> std::borrow::Cow<'_, str> {
+    if c.kind == crate::chunk::ChunkKind::Markdown {
+        crate::chunk::markdown::comments::without_comments(&c.text)
+    } else {
+        std::borrow::Cow::Borrowed(&c.text)
+    }
+}

@@ -236,7 +236,7 @@ impl Retriever {
         let hits = chunks
             .into_iter()
             .map(|(c, score)| Hit {
-                preview: preview(&c.text, &terms, 160, c.kind == ChunkKind::Code),
+                preview: preview(&super::readable(&c), &terms, 160, c.kind == ChunkKind::Code),
                 source_path: self.source_path(&c.doc),
                 id: c.id,
                 doc: c.doc,

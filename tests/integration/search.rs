@@ -496,6 +496,13 @@ fn trimmed_views_drop_html_comments() {
     );
     let r = env.json(&["search", "resize cpu limits in place", "-k", "1"]);
     let id = r["hits"][0]["id"].as_str().unwrap().to_string();
+    // Comment words are still searchable; the preview shows the rendered text.
+    let r = env.json(&["search", "what is the KEP trying to achieve", "-k", "1"]);
+    let preview = r["hits"][0]["preview"].as_str().unwrap();
+    assert!(
+        !preview.contains("specific goals") && !preview.contains("trying"),
+        "{preview}"
+    );
     let text = |mode: &str| {
         let r = env.json(&["get", "--mode", mode, &id]);
         r["chunks"][0]["text"].as_str().unwrap().to_string()
