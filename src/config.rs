@@ -22,6 +22,9 @@ pub struct Settings {
     pub exclude: Vec<String>,
     /// Files larger than this are skipped with a warning.
     pub max_file_bytes: u64,
+    /// Source bytes a build reads and chunks before writing them out: what it
+    /// holds in memory at once, whatever the size of the project.
+    pub build_batch_bytes: u64,
     /// Sections above this many estimated tokens are split.
     pub max_chunk_tokens: usize,
     /// Hard cap on any retrieval budget; larger requests are clamped.
@@ -59,6 +62,7 @@ impl Default for Settings {
             include: DEFAULT_INCLUDE.iter().map(|s| s.to_string()).collect(),
             exclude: Vec::new(),
             max_file_bytes: 4 * 1024 * 1024,
+            build_batch_bytes: 128 * 1024 * 1024,
             max_chunk_tokens: 600,
             max_budget: 16_000,
             code_extensions: Default::default(),

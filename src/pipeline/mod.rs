@@ -14,23 +14,25 @@
 //! generation lags it rewrites the pack.
 
 use std::collections::{HashMap, HashSet};
-use std::sync::Mutex;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+use std::sync::mpsc::Receiver;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use serde::Serialize;
 
 use crate::catalog::{Catalog, FileRow};
-use crate::chunk::{self, Chunk, ChunkOptions};
+use crate::chunk::{self, ChunkOptions};
 use crate::config::Settings;
 use crate::error::{Error, Result, Warning};
-use crate::index::SearchIndex;
+use crate::index::{IndexWriter, SearchIndex};
 use crate::pack::lock::{FileLock, LockKind};
 use crate::pack::{self, store};
 use crate::segment::Segment;
 use crate::sources::{self, SourceEntry};
+use read::{Fresh, Outcome};
 
 mod pack_out;
+mod read;
 
 /// Receives build progress (the CLI draws a bar with it).
 pub trait Progress: Sync {
@@ -132,20 +134,6 @@ impl Clock {
     }
 }
 
-/// A file read and chunked by this build.
-struct Fresh {
-    entry: SourceEntry,
-    row: FileRow,
-    chunks: Vec<Chunk>,
-    notes: Vec<crate::chunk::ChunkNote>,
-}
-
-enum Outcome {
-    Touched(SourceEntry, FileRow),
-    Fresh(Fresh),
-    Skipped(Warning),
-}
-
 /// Whether `rel` is a code file ctx indexes by default (`index_code`), or one
 /// mapped in `code_extensions`.
 pub fn is_code(settings: &Settings, rel: &str) -> bool {
@@ -191,7 +179,6 @@ pub fn build(seg: &Segment, settings: &Settings, opts: &BuildOptions<'_>) -> Res
     store::remove_stale_temps(&seg.ctx_dir());
 
     let walked = sources::walk(&seg.root, settings, &|rel| is_code(settings, rel))?;
-    let mut warnings = walked.warnings;
     let mut catalog = Catalog::open(&seg.db_path())?;
     catalog.defer_checkpoints()?;
     let index = SearchIndex::open_or_create(&seg.index_dir())?;
@@ -210,39 +197,102 @@ pub fn build(seg: &Segment, settings: &Settings, opts: &BuildOptions<'_>) -> Res
         max_chunk_tokens: settings.max_chunk_tokens,
     };
     clock.lap("walk");
-    let outcomes = read_and_chunk(&walked.files, &known, settings, &chunk_opts, opts.progress);
-    clock.lap("chunk");
-
-    let mut fresh = Vec::new();
-    let mut touched = Vec::new();
-    let mut present: HashSet<String> = HashSet::new();
-    for outcome in outcomes {
-        match outcome {
-            Outcome::Touched(e, row) => {
-                present.insert(e.rel.clone());
-                touched.push((e, row));
-            }
-            Outcome::Fresh(f) => {
-                present.insert(f.entry.rel.clone());
-                fresh.push(f);
-            }
-            Outcome::Skipped(w) => warnings.push(w),
-        }
+    let todo = read::pending(&walked.files, &known);
+    let todo_bytes: u64 = todo.iter().map(|e| e.size).sum();
+    // Files are read in batches of `build_batch_bytes`. Each batch's chunks
+    // go to the catalog and the index and are dropped, so a build's memory does
+    // not grow with the corpus (1 GB of Markdown held at once peaked at 2.4 GB;
+    // in 128 MiB batches, 830 MiB).
+    // A build of one batch keeps its chunks for the pack, which otherwise reads
+    // them back from the catalog.
+    let batches = read::batches(&todo, settings.build_batch_bytes);
+    if let Some(p) = opts.progress {
+        p.start(todo.len() as u64);
     }
+    let pack_intact = pack_out::pack_intact(seg, &catalog)?;
+    let pack_current = pack_intact
+        && catalog
+            .meta("pack_generation")?
+            .and_then(|v| v.parse().ok())
+            == Some(committed);
+
+    // Each batch is read and chunked, then its rows go to the catalog on one
+    // thread while its records go to the index on this one. The writers start
+    // with the first changed file: a build that finds none writes nothing.
+    let generation = committed + 1;
+    let mut seen = Seen::default();
+    let mut writer: Option<IndexWriter> = None;
+    let mut chunking = Duration::ZERO;
+    let rows = std::thread::scope(|s| {
+        let (send, receive) = std::sync::mpsc::sync_channel::<Arc<Vec<Fresh>>>(0);
+        let catalog = &mut catalog;
+        let rows = s.spawn(move || write_rows(catalog, receive, committed, generation));
+        let fed = (|| -> Result<()> {
+            for batch in &batches {
+                let started = Instant::now();
+                let outcomes =
+                    read::read_and_chunk(batch, &known, settings, &chunk_opts, opts.progress);
+                chunking += started.elapsed();
+                let fresh = seen.take(outcomes);
+                if fresh.is_empty() {
+                    continue;
+                }
+                let w = match &mut writer {
+                    Some(w) => w,
+                    None => writer.insert(start_writer(&index, todo_bytes, full)?),
+                };
+                let fresh = Arc::new(fresh);
+                // A closed channel means the catalog writer failed; its error
+                // is the one to report.
+                if send.send(Arc::clone(&fresh)).is_err() {
+                    break;
+                }
+                for f in fresh.iter() {
+                    w.delete_doc(&f.entry.rel);
+                    for c in &f.chunks {
+                        w.add(c, "docs")?;
+                    }
+                }
+                seen.keep(fresh, batches.len() == 1);
+            }
+            Ok(())
+        })();
+        drop(send);
+        let rows = rows
+            .join()
+            .unwrap_or_else(|_| Err(Error::Invalid("the catalog writer panicked".into())));
+        fed.and(rows)
+    })?;
+    clock.phases.push(Phase {
+        name: "chunk",
+        seconds: chunking.as_secs_f64(),
+    });
+    if let Some(busy) = rows {
+        clock.phases.push(Phase {
+            name: "catalog",
+            seconds: busy.as_secs_f64(),
+        });
+    }
+
+    let mut warnings = walked.warnings;
+    let mut present: HashSet<&str> = HashSet::new();
     for e in &walked.files {
         if known
             .get(&e.rel)
             .is_some_and(|k| k.size == e.size && k.mtime_ns == e.mtime_ns)
         {
-            present.insert(e.rel.clone());
+            present.insert(&e.rel);
         }
     }
+    present.extend(seen.fresh.iter().map(|f| f.entry.rel.as_str()));
+    present.extend(seen.touched.iter().map(|(e, _)| e.rel.as_str()));
     let removed: Vec<String> = known
         .keys()
-        .filter(|k| !present.contains(*k))
+        .filter(|k| !present.contains(k.as_str()))
         .cloned()
         .collect();
-    for f in &fresh {
+    warnings.append(&mut seen.skipped);
+    for f in &seen.fresh {
         warnings.extend(f.notes.iter().map(|n| Warning {
             path: f.entry.rel.clone(),
             line: n.line,
@@ -250,13 +300,8 @@ pub fn build(seg: &Segment, settings: &Settings, opts: &BuildOptions<'_>) -> Res
         }));
     }
 
-    let pack_intact = pack_out::pack_intact(seg, &catalog)?;
-    let pack_current = pack_intact
-        && catalog
-            .meta("pack_generation")?
-            .and_then(|v| v.parse().ok())
-            == Some(committed);
-    let nothing_changed = fresh.is_empty() && touched.is_empty() && removed.is_empty() && !full;
+    let nothing_changed =
+        seen.fresh.is_empty() && seen.touched.is_empty() && removed.is_empty() && !full;
     let skip_pack = opts.refresh_only && seg.pack_path().exists();
     if nothing_changed && (pack_current || skip_pack) {
         // The counts recorded by the last build: a search's refresh should not
@@ -288,63 +333,41 @@ pub fn build(seg: &Segment, settings: &Settings, opts: &BuildOptions<'_>) -> Res
     let generation = if nothing_changed {
         committed
     } else {
-        committed + 1
+        generation
     };
     if !nothing_changed {
-        // The catalog rows and the index records are independent work: write
-        // them on two cores, and commit the index only after the rows (a build
-        // killed in between leaves the index behind, which forces a full rebuild).
-        let mut writer = index.writer(fresh.iter().map(|f| f.entry.size).sum())?;
-        let (rows, indexed) = std::thread::scope(|s| {
-            let rows = s.spawn(|| {
-                let started = Instant::now();
-                catalog
-                    .transaction(|tx| {
-                        tx.begin_generation(committed, generation)?;
-                        for f in &fresh {
-                            tx.put_chunks(&f.chunks, generation, "docs")?;
-                        }
-                        Ok(())
-                    })
-                    .map(|()| started.elapsed())
-            });
-            let indexed = (|| -> Result<()> {
-                if full {
-                    writer.delete_scope("docs");
-                }
-                for doc in fresh.iter().map(|f| &f.entry.rel).chain(removed.iter()) {
-                    writer.delete_doc(doc);
-                }
-                for f in &fresh {
-                    for c in &f.chunks {
-                        writer.add(c, "docs")?;
-                    }
-                }
-                Ok(())
-            })();
-            let rows = rows
-                .join()
-                .unwrap_or_else(|_| Err(Error::Invalid("the catalog writer panicked".into())));
-            (rows, indexed)
-        });
-        clock.phases.push(Phase {
-            name: "catalog",
-            seconds: rows?.as_secs_f64(),
-        });
-        indexed?;
-        writer.commit(generation)?;
-        clock.lap("index");
+        // The index commits only after the rows (a build killed in between
+        // leaves the index behind, which forces a full rebuild).
+        let mut w = match writer {
+            Some(w) => w,
+            None => start_writer(&index, 0, full)?,
+        };
+        for doc in &removed {
+            w.delete_doc(doc);
+        }
+        w.commit(generation)?;
+    }
+    let chunk_seconds = chunking.as_secs_f64();
+    clock.lap("index");
+    if let Some(p) = clock.phases.last_mut() {
+        // The stage's wall time, less the chunking done within it.
+        p.seconds = (p.seconds - chunk_seconds).max(0.0);
     }
     catalog.transaction(|tx| {
+        // No changed file reached the catalog writer, which begins the
+        // generation; removals and touched files still make one.
+        if rows.is_none() && !nothing_changed {
+            tx.begin_generation(committed, generation)?;
+        }
         if full {
             tx.drop_docs_before(generation)?;
         }
-        for f in &fresh {
+        for f in &seen.fresh {
             tx.retire_old_chunks(&f.entry.rel, generation)?;
             tx.drop_old_chunks(&f.entry.rel, generation)?;
             tx.put_file(&f.entry.rel, &f.row)?;
         }
-        for (e, row) in &touched {
+        for (e, row) in &seen.touched {
             tx.put_file(&e.rel, row)?;
         }
         for doc in &removed {
@@ -366,8 +389,10 @@ pub fn build(seg: &Segment, settings: &Settings, opts: &BuildOptions<'_>) -> Res
         if skip_pack {
             return Ok(None);
         }
-        let memory: pack_out::InMemory<'_> = fresh
+        let memory: pack_out::InMemory<'_> = seen
+            .kept
             .iter()
+            .flat_map(|batch| batch.iter())
             .map(|f| (f.entry.rel.as_str(), f.chunks.as_slice()))
             .collect();
         pack_out::write_pack(
@@ -397,7 +422,7 @@ pub fn build(seg: &Segment, settings: &Settings, opts: &BuildOptions<'_>) -> Res
         chunks,
         tokens,
         bytes: walked.files.iter().map(|f| f.size).sum(),
-        changed: fresh.len(),
+        changed: seen.fresh.len(),
         removed: removed.len(),
         noop: false,
         full,
@@ -415,94 +440,82 @@ fn now_ns() -> i64 {
         .unwrap_or(0)
 }
 
-/// Reads, hashes and chunks the files that may have changed, on all cores.
-fn read_and_chunk(
-    files: &[SourceEntry],
-    known: &HashMap<String, FileRow>,
-    settings: &Settings,
-    opts: &ChunkOptions,
-    progress: Option<&dyn Progress>,
-) -> Vec<Outcome> {
-    let todo: Vec<&SourceEntry> = files
-        .iter()
-        .filter(|e| {
-            !known
-                .get(&e.rel)
-                .is_some_and(|k| k.size == e.size && k.mtime_ns == e.mtime_ns)
-        })
-        .collect();
-    if let Some(p) = progress {
-        p.start(todo.len() as u64);
-    }
-    let next = AtomicUsize::new(0);
-    let results: Mutex<Vec<(usize, Outcome)>> = Mutex::new(Vec::with_capacity(todo.len()));
-    let threads = std::thread::available_parallelism()
-        .map(|n| n.get())
-        .unwrap_or(1)
-        .min(todo.len().max(1));
-    std::thread::scope(|s| {
-        for _ in 0..threads {
-            s.spawn(|| {
-                let mut local = Vec::new();
-                loop {
-                    let i = next.fetch_add(1, Ordering::Relaxed);
-                    let Some(entry) = todo.get(i) else { break };
-                    local.push((i, process(entry, known.get(&entry.rel), settings, opts)));
-                    if let Some(p) = progress {
-                        p.inc();
-                    }
-                }
-                if let Ok(mut r) = results.lock() {
-                    r.extend(local);
-                }
-            });
-        }
-    });
-    let mut results = results.into_inner().unwrap_or_default();
-    results.sort_by_key(|(i, _)| *i);
-    results.into_iter().map(|(_, o)| o).collect()
+/// What the batches of a build found, file by file.
+#[derive(Default)]
+struct Seen {
+    /// Changed files; their chunks are dropped once written unless kept.
+    fresh: Vec<Fresh>,
+    /// Files whose content did not change (only size or mtime did).
+    touched: Vec<(SourceEntry, FileRow)>,
+    /// Files that could not be read.
+    skipped: Vec<Warning>,
+    /// Batches whose chunks stay in memory for the pack.
+    kept: Vec<Arc<Vec<Fresh>>>,
 }
 
-fn process(
-    entry: &SourceEntry,
-    known: Option<&FileRow>,
-    settings: &Settings,
-    opts: &ChunkOptions,
-) -> Outcome {
-    let loaded = match sources::read_source(entry, settings.max_file_bytes) {
-        Ok(l) => l,
-        Err(message) => {
-            return Outcome::Skipped(Warning {
-                path: entry.rel.clone(),
-                line: None,
-                message,
-            });
+impl Seen {
+    /// Records `outcomes` and returns the changed files among them.
+    fn take(&mut self, outcomes: Vec<Outcome>) -> Vec<Fresh> {
+        let mut fresh = Vec::new();
+        for outcome in outcomes {
+            match outcome {
+                Outcome::Touched(e, row) => self.touched.push((e, row)),
+                Outcome::Fresh(f) => fresh.push(f),
+                Outcome::Skipped(w) => self.skipped.push(w),
+            }
         }
-    };
-    let row = FileRow {
-        size: entry.size,
-        mtime_ns: entry.mtime_ns,
-        sha256: loaded.sha256,
-        chars: loaded.text.chars().count(),
-    };
-    if known.is_some_and(|k| k.sha256 == row.sha256) {
-        return Outcome::Touched(entry.clone(), row);
+        fresh
     }
-    let format = chunk::DocFormat::of(&entry.rel, &settings.code_extensions);
-    if matches!(format, chunk::DocFormat::Code(_))
-        && let Some(reason) = chunk::code::is_probably_generated(&loaded.text)
-    {
-        return Outcome::Skipped(Warning {
-            path: entry.rel.clone(),
-            line: None,
-            message: format!("skipped: looks generated or minified ({reason})"),
-        });
+
+    /// Records a written batch: whole when `keep`, else without its chunks.
+    fn keep(&mut self, batch: Arc<Vec<Fresh>>, keep: bool) {
+        self.fresh.extend(batch.iter().map(|f| Fresh {
+            entry: f.entry.clone(),
+            row: f.row.clone(),
+            chunks: Vec::new(),
+            notes: f.notes.clone(),
+        }));
+        if keep {
+            self.kept.push(batch);
+        }
     }
-    let chunked = chunk::chunk_document(&entry.rel, &loaded.text, format, opts);
-    Outcome::Fresh(Fresh {
-        entry: entry.clone(),
-        row,
-        chunks: chunked.chunks,
-        notes: chunked.notes,
-    })
+}
+
+/// The index writer of a build that changes something; a full build first
+/// drops every record of the project's docs.
+fn start_writer(index: &SearchIndex, bytes: u64, full: bool) -> Result<IndexWriter> {
+    let mut writer = index.writer(bytes)?;
+    if full {
+        writer.delete_scope("docs");
+    }
+    Ok(writer)
+}
+
+/// Writes the chunk rows of the batches `receive` brings, all in one
+/// transaction that begins `generation`, and returns the time it took (`None`
+/// when no batch came: nothing was written).
+fn write_rows(
+    catalog: &mut Catalog,
+    receive: Receiver<Arc<Vec<Fresh>>>,
+    committed: u64,
+    generation: u64,
+) -> Result<Option<Duration>> {
+    let Ok(first) = receive.recv() else {
+        return Ok(None);
+    };
+    let mut busy = Duration::ZERO;
+    catalog.transaction(|tx| {
+        let started = Instant::now();
+        tx.begin_generation(committed, generation)?;
+        busy += started.elapsed();
+        for batch in std::iter::once(first).chain(receive.iter()) {
+            let started = Instant::now();
+            for f in batch.iter() {
+                tx.put_chunks(&f.chunks, generation, "docs")?;
+            }
+            busy += started.elapsed();
+        }
+        Ok(())
+    })?;
+    Ok(Some(busy))
 }

@@ -83,6 +83,53 @@ fn builds_are_deterministic() {
     assert_eq!(a, b);
 }
 
+/// A build in batches (a few files at a time, each batch written and dropped)
+/// gives the same pack as a build that holds everything, and stays incremental.
+#[test]
+fn batched_builds_match_whole_builds() {
+    let whole = Env::fixture("demo");
+    let batched = Env::fixture("demo");
+    batched.write("_ctx/ctx.toml", "build_batch_bytes = 3000\n");
+    for env in [&whole, &batched] {
+        env.ctx(&["build"]).assert().success();
+    }
+    let chunks = |env: &Env| pack(env)["chunks"].clone();
+    assert_eq!(chunks(&whole), chunks(&batched));
+    let query = ["search", "how are stale locks handled"];
+    let ranked = |env: &Env| -> Vec<(String, String)> {
+        let r = env.json(&query);
+        r["hits"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|h| (h["id"].to_string(), h["score"].to_string()))
+            .collect()
+    };
+    assert_eq!(ranked(&whole), ranked(&batched));
+    batched.ctx(&["validate"]).assert().success();
+    for env in [&whole, &batched] {
+        std::fs::remove_file(env.path().join("docs/faq.md")).unwrap();
+        env.write(
+            "docs/new.md",
+            "# New page\n\nA section about lock timeouts.\n",
+        );
+        let ops = env.path().join("docs/operations.md");
+        let text = std::fs::read_to_string(&ops).unwrap();
+        std::fs::write(&ops, text.replacen("stale", "stale (edited)", 1)).unwrap();
+        let r = env.json(&["build"]);
+        assert_eq!(
+            (r["changed"].clone(), r["removed"].clone()),
+            (2.into(), 1.into()),
+            "{r}"
+        );
+    }
+    assert_eq!(chunks(&whole), chunks(&batched));
+    batched.ctx(&["validate"]).assert().success();
+    let r = batched.json(&["build", "--full"]);
+    assert_eq!(r["files"], whole.json(&["build"])["files"], "{r}");
+    assert_eq!(chunks(&whole), chunks(&batched));
+}
+
 /// Editing one section changes only that section's ID; an incremental build
 /// re-chunks only that file; a no-op build writes nothing.
 #[test]

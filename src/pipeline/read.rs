@@ -1,0 +1,145 @@
+//! Reading, hashing and chunking the files a build must look at, in batches.
+
+use std::collections::HashMap;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use super::Progress;
+use crate::catalog::FileRow;
+use crate::chunk::{self, Chunk, ChunkOptions};
+use crate::config::Settings;
+use crate::error::Warning;
+use crate::sources::{self, SourceEntry};
+
+/// A file read and chunked by this build.
+pub(super) struct Fresh {
+    pub entry: SourceEntry,
+    pub row: FileRow,
+    pub chunks: Vec<Chunk>,
+    pub notes: Vec<chunk::ChunkNote>,
+}
+
+/// What reading one file gave.
+pub(super) enum Outcome {
+    /// Its size or mtime changed but its content did not.
+    Touched(SourceEntry, FileRow),
+    Fresh(Fresh),
+    Skipped(Warning),
+}
+
+/// The files whose size or mtime differ from what the catalog `known` holds
+/// (all of them when it holds nothing).
+pub(super) fn pending<'a>(
+    files: &'a [SourceEntry],
+    known: &HashMap<String, FileRow>,
+) -> Vec<&'a SourceEntry> {
+    files
+        .iter()
+        .filter(|e| {
+            !known
+                .get(&e.rel)
+                .is_some_and(|k| k.size == e.size && k.mtime_ns == e.mtime_ns)
+        })
+        .collect()
+}
+
+/// `files` in order, cut into runs of about `max_bytes` (a larger file is a
+/// run of its own).
+pub(super) fn batches<'a>(files: &[&'a SourceEntry], max_bytes: u64) -> Vec<Vec<&'a SourceEntry>> {
+    let mut out: Vec<Vec<&SourceEntry>> = Vec::new();
+    let mut bytes = 0;
+    for &f in files {
+        match out.last_mut() {
+            Some(last) if bytes + f.size <= max_bytes || last.is_empty() => {
+                bytes += f.size;
+                last.push(f);
+            }
+            _ => {
+                bytes = f.size;
+                out.push(vec![f]);
+            }
+        }
+    }
+    out
+}
+
+/// Reads, hashes and chunks `todo` on all cores; outcomes in `todo`'s order.
+pub(super) fn read_and_chunk(
+    todo: &[&SourceEntry],
+    known: &HashMap<String, FileRow>,
+    settings: &Settings,
+    opts: &ChunkOptions,
+    progress: Option<&dyn Progress>,
+) -> Vec<Outcome> {
+    let next = AtomicUsize::new(0);
+    let results: Mutex<Vec<(usize, Outcome)>> = Mutex::new(Vec::with_capacity(todo.len()));
+    let threads = std::thread::available_parallelism()
+        .map(|n| n.get())
+        .unwrap_or(1)
+        .min(todo.len().max(1));
+    std::thread::scope(|s| {
+        for _ in 0..threads {
+            s.spawn(|| {
+                let mut local = Vec::new();
+                loop {
+                    let i = next.fetch_add(1, Ordering::Relaxed);
+                    let Some(entry) = todo.get(i) else { break };
+                    local.push((i, process(entry, known.get(&entry.rel), settings, opts)));
+                    if let Some(p) = progress {
+                        p.inc();
+                    }
+                }
+                if let Ok(mut r) = results.lock() {
+                    r.extend(local);
+                }
+            });
+        }
+    });
+    let mut results = results.into_inner().unwrap_or_default();
+    results.sort_by_key(|(i, _)| *i);
+    results.into_iter().map(|(_, o)| o).collect()
+}
+
+fn process(
+    entry: &SourceEntry,
+    known: Option<&FileRow>,
+    settings: &Settings,
+    opts: &ChunkOptions,
+) -> Outcome {
+    let loaded = match sources::read_source(entry, settings.max_file_bytes) {
+        Ok(l) => l,
+        Err(message) => {
+            return Outcome::Skipped(Warning {
+                path: entry.rel.clone(),
+                line: None,
+                message,
+            });
+        }
+    };
+    let row = FileRow {
+        size: entry.size,
+        mtime_ns: entry.mtime_ns,
+        sha256: loaded.sha256,
+        chars: loaded.text.chars().count(),
+    };
+    if known.is_some_and(|k| k.sha256 == row.sha256) {
+        return Outcome::Touched(entry.clone(), row);
+    }
+    let format = chunk::DocFormat::of(&entry.rel, &settings.code_extensions);
+    if matches!(format, chunk::DocFormat::Code(_))
+        && let Some(reason) = chunk::code::is_probably_generated(&loaded.text)
+    {
+        return Outcome::Skipped(Warning {
+            path: entry.rel.clone(),
+            line: None,
+            message: format!("skipped: looks generated or minified ({reason})"),
+        });
+    }
+    let chunked = chunk::chunk_document(&entry.rel, &loaded.text, format, opts);
+    Outcome::Fresh(Fresh {
+        entry: entry.clone(),
+        row,
+        chunks: chunked.chunks,
+        notes: chunked.notes,
+    })
+}
