@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Whole-process benchmarks of ctx over ../shared/corpora (the `ctx bench` harness).
 
-Usage: scripts/bench.py [--bin target/release/ctx] [--only build,search,relay,eval]
+Usage: scripts/bench.py [--bin target/release/ctx] [--only build,search,relay,eval] [--keep]
 
 Copies each corpus to a temp dir (the corpora are read-only), then measures:
 cold build (wall, MB/s, peak RSS, pack and index+catalog size), no-op rebuild,
@@ -9,10 +9,23 @@ rebuild after one file changes, search wall time including process start versus
 `rg -i -c` over the same files, relay box/resolve latency for 1 MB and 100 MB
 values, and the eval metrics of fixtures/eval. Prints medians of repeated runs.
 """
-import argparse, glob, json, os, random, resource, shutil, statistics, subprocess, sys, tempfile, time
+import argparse, atexit, glob, json, os, random, resource, shutil, statistics, subprocess, sys, tempfile, time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 CORPORA = os.path.join(ROOT, "..", "shared", "corpora")
+SCRATCH = []
+
+
+def scratch(prefix):
+    """A temp dir removed when the script exits (copies of k8s take ~100 MB each)."""
+    d = tempfile.mkdtemp(prefix=prefix)
+    SCRATCH.append(d)
+    return d
+
+
+def remove_scratch():
+    for d in SCRATCH:
+        shutil.rmtree(d, ignore_errors=True)
 
 
 def run(cmd, **kw):
@@ -40,7 +53,7 @@ def median_ms(cmd, n=15, **kw):
 
 
 def copy_corpus(name):
-    dst = tempfile.mkdtemp(prefix=f"ctx-bench-{name}-")
+    dst = scratch(f"ctx-bench-{name}-")
     shutil.copytree(os.path.join(CORPORA, name), dst, dirs_exist_ok=True, symlinks=True)
     for d, _, files in os.walk(dst):
         os.chmod(d, 0o755)
@@ -103,7 +116,7 @@ def bench_search(ctx, seg, queries):
 
 
 def bench_relay(ctx):
-    seg = tempfile.mkdtemp(prefix="ctx-bench-relay-")
+    seg = scratch("ctx-bench-relay-")
     for mb in (1, 100):
         line = "".join(f"[{i:07d}] log line with some payload text and a number {i * 7919 % 100003}\n" for i in range(1000))
         value = (line * (mb * 1_000_000 // len(line) + 1))[: mb * 1_000_000]
@@ -135,7 +148,7 @@ def python_package(name):
 
 def copy_tree(src, name):
     """Copies `src` to a fresh temp dir with writable permissions."""
-    dst = tempfile.mkdtemp(prefix=f"ctx-bench-{name}-")
+    dst = scratch(f"ctx-bench-{name}-")
     shutil.copytree(src, dst, dirs_exist_ok=True)
     for d, _, files in os.walk(dst):
         os.chmod(d, 0o755)
@@ -161,7 +174,12 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--bin", default=os.path.join(ROOT, "target", "release", "ctx"))
     ap.add_argument("--only", default="build,search,relay,eval")
+    ap.add_argument("--keep", action="store_true", help="keep the corpus copies (their paths are printed)")
     a = ap.parse_args()
+    if a.keep:
+        atexit.register(lambda: print("kept: " + " ".join(SCRATCH)))
+    else:
+        atexit.register(remove_scratch)
     if not os.path.exists(a.bin):
         sys.exit(f"{a.bin} missing: run `cargo build --release` first")
     only = set(a.only.split(","))
@@ -176,7 +194,8 @@ def main():
         bench_eval(a.bin, segs["k8s-enhancements"], os.path.join(ROOT, "fixtures/eval/k8s.jsonl"))
         # Code search: the `ignore` crate (ctx depends on it, so `cargo fetch` has it).
         bench_eval(a.bin, copy_crate("ignore-0.4.34"), os.path.join(ROOT, "fixtures/eval/code-ignore.jsonl"), build=True)
-        # Held out (never tuned on): clap_builder, and the MCP Python SDK the tests install.
+        # clap_builder and the MCP Python SDK the tests install (see fixtures/eval/README.md
+        # for which constants were chosen on them).
         bench_eval(a.bin, copy_crate("clap_builder-4.6.7"), os.path.join(ROOT, "fixtures/eval/code-clap.jsonl"), build=True)
         bench_eval(a.bin, python_package("mcp"), os.path.join(ROOT, "fixtures/eval/code-mcp-python.jsonl"), build=True)
     if "relay" in only:

@@ -5,7 +5,7 @@ transcripts built from real tool outputs (issues: relay, history compaction).
 Usage: scripts/relay_report.py [--bin target/release/ctx]
 Tokens are ctx's own estimate (`ctx resolve length` / the compact report).
 """
-import argparse, glob, json, os, subprocess, sys, tempfile
+import argparse, atexit, glob, json, os, shutil, subprocess, sys, tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -43,6 +43,7 @@ def outputs():
 
 def box_report(ctx):
     seg = tempfile.mkdtemp(prefix="ctx-relay-report-")
+    atexit.register(shutil.rmtree, seg, True)
     print("| output | tokens | tokens after `ctx box --preview` | fewer |\n| --- | --- | --- | --- |")
     for name, value in outputs().items():
         before = tokens_of(ctx, seg, value)
@@ -73,6 +74,7 @@ def transcripts():
 
 def history_report(ctx):
     seg = tempfile.mkdtemp(prefix="ctx-history-report-")
+    atexit.register(shutil.rmtree, seg, True)
     print("\n| transcript | tokens before | after `history compact --keep 4` | fewer |\n| --- | --- | --- | --- |")
     for name, t in transcripts().items():
         p = subprocess.run([ctx, "-s", seg, "history", "compact", "--keep", "4", "--threshold", "2000"], input=json.dumps(t).encode(), capture_output=True, check=True)
