@@ -275,33 +275,23 @@ pub fn build(seg: &Segment, settings: &Settings, opts: &BuildOptions<'_>) -> Res
     }
 
     let mut warnings = walked.warnings;
-    let mut present: HashSet<&str> = HashSet::new();
-    for e in &walked.files {
-        if known
-            .get(&e.rel)
-            .is_some_and(|k| k.size == e.size && k.mtime_ns == e.mtime_ns)
-        {
-            present.insert(&e.rel);
-        }
-    }
-    present.extend(seen.fresh.iter().map(|f| f.entry.rel.as_str()));
+    let mut present: HashSet<&str> = walked
+        .files
+        .iter()
+        .filter(|e| read::unchanged(e, &known))
+        .map(|e| e.rel.as_str())
+        .collect();
+    present.extend(seen.changed.iter().map(|(e, _)| e.rel.as_str()));
     present.extend(seen.touched.iter().map(|(e, _)| e.rel.as_str()));
     let removed: Vec<String> = known
         .keys()
         .filter(|k| !present.contains(k.as_str()))
         .cloned()
         .collect();
-    warnings.append(&mut seen.skipped);
-    for f in &seen.fresh {
-        warnings.extend(f.notes.iter().map(|n| Warning {
-            path: f.entry.rel.clone(),
-            line: n.line,
-            message: n.message.clone(),
-        }));
-    }
+    warnings.append(&mut seen.warnings);
 
     let nothing_changed =
-        seen.fresh.is_empty() && seen.touched.is_empty() && removed.is_empty() && !full;
+        seen.changed.is_empty() && seen.touched.is_empty() && removed.is_empty() && !full;
     let skip_pack = opts.refresh_only && seg.pack_path().exists();
     if nothing_changed && (pack_current || skip_pack) {
         // The counts recorded by the last build: a search's refresh should not
@@ -362,10 +352,10 @@ pub fn build(seg: &Segment, settings: &Settings, opts: &BuildOptions<'_>) -> Res
         if full {
             tx.drop_docs_before(generation)?;
         }
-        for f in &seen.fresh {
-            tx.retire_old_chunks(&f.entry.rel, generation)?;
-            tx.drop_old_chunks(&f.entry.rel, generation)?;
-            tx.put_file(&f.entry.rel, &f.row)?;
+        for (e, row) in &seen.changed {
+            tx.retire_old_chunks(&e.rel, generation)?;
+            tx.drop_old_chunks(&e.rel, generation)?;
+            tx.put_file(&e.rel, row)?;
         }
         for (e, row) in &seen.touched {
             tx.put_file(&e.rel, row)?;
@@ -422,7 +412,7 @@ pub fn build(seg: &Segment, settings: &Settings, opts: &BuildOptions<'_>) -> Res
         chunks,
         tokens,
         bytes: walked.files.iter().map(|f| f.size).sum(),
-        changed: seen.fresh.len(),
+        changed: seen.changed.len(),
         removed: removed.len(),
         noop: false,
         full,
@@ -443,12 +433,13 @@ fn now_ns() -> i64 {
 /// What the batches of a build found, file by file.
 #[derive(Default)]
 struct Seen {
-    /// Changed files; their chunks are dropped once written unless kept.
-    fresh: Vec<Fresh>,
+    /// Files whose content changed (their chunks are dropped once written,
+    /// unless kept).
+    changed: Vec<(SourceEntry, FileRow)>,
     /// Files whose content did not change (only size or mtime did).
     touched: Vec<(SourceEntry, FileRow)>,
-    /// Files that could not be read.
-    skipped: Vec<Warning>,
+    /// Files that could not be read, and what chunking noted.
+    warnings: Vec<Warning>,
     /// Batches whose chunks stay in memory for the pack.
     kept: Vec<Arc<Vec<Fresh>>>,
 }
@@ -461,7 +452,7 @@ impl Seen {
             match outcome {
                 Outcome::Touched(e, row) => self.touched.push((e, row)),
                 Outcome::Fresh(f) => fresh.push(f),
-                Outcome::Skipped(w) => self.skipped.push(w),
+                Outcome::Skipped(w) => self.warnings.push(w),
             }
         }
         fresh
@@ -469,12 +460,14 @@ impl Seen {
 
     /// Records a written batch: whole when `keep`, else without its chunks.
     fn keep(&mut self, batch: Arc<Vec<Fresh>>, keep: bool) {
-        self.fresh.extend(batch.iter().map(|f| Fresh {
-            entry: f.entry.clone(),
-            row: f.row.clone(),
-            chunks: Vec::new(),
-            notes: f.notes.clone(),
-        }));
+        for f in batch.iter() {
+            self.changed.push((f.entry.clone(), f.row.clone()));
+            self.warnings.extend(f.notes.iter().map(|n| Warning {
+                path: f.entry.rel.clone(),
+                line: n.line,
+                message: n.message.clone(),
+            }));
+        }
         if keep {
             self.kept.push(batch);
         }

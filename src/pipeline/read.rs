@@ -33,14 +33,14 @@ pub(super) fn pending<'a>(
     files: &'a [SourceEntry],
     known: &HashMap<String, FileRow>,
 ) -> Vec<&'a SourceEntry> {
-    files
-        .iter()
-        .filter(|e| {
-            !known
-                .get(&e.rel)
-                .is_some_and(|k| k.size == e.size && k.mtime_ns == e.mtime_ns)
-        })
-        .collect()
+    files.iter().filter(|e| !unchanged(e, known)).collect()
+}
+
+/// Whether the catalog `known` holds `e` at its current size and mtime.
+pub(super) fn unchanged(e: &SourceEntry, known: &HashMap<String, FileRow>) -> bool {
+    known
+        .get(&e.rel)
+        .is_some_and(|k| k.size == e.size && k.mtime_ns == e.mtime_ns)
 }
 
 /// `files` in order, cut into runs of about `max_bytes` (a larger file is a
