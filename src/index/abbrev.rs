@@ -199,19 +199,10 @@ pub fn variants(term: &str) -> &'static [Variant] {
 /// The other spellings of the stemmed query `terms`, each once, leaving out
 /// spellings the query already has.
 pub fn expand(terms: &[String]) -> Vec<Variant> {
-    let t = table();
-    let mut out: Vec<Variant> = Vec::new();
-    for term in terms {
-        let Some(&g) = t.by_stem.get(term) else {
-            continue;
-        };
-        for v in &t.groups[g] {
-            if !terms.contains(&v.stem) && !out.contains(v) {
-                out.push(v.clone());
-            }
-        }
-    }
-    out
+    expand_parts(terms, &HashSet::new(), 1.0)
+        .into_iter()
+        .map(|(v, _)| v)
+        .collect()
 }
 
 /// [`expand`] with each spelling's weight: `part_weight` for the spellings of
@@ -223,23 +214,29 @@ pub fn expand_parts(
     parts: &HashSet<String>,
     part_weight: f32,
 ) -> Vec<(Variant, f32)> {
-    let whole: Vec<String> = terms
-        .iter()
-        .filter(|t| !parts.contains(*t))
-        .cloned()
-        .collect();
-    let of_whole: HashSet<String> = expand(&whole).into_iter().map(|v| v.stem).collect();
-    expand(terms)
-        .into_iter()
-        .map(|v| {
-            let w = if of_whole.contains(&v.stem) {
-                1.0
-            } else {
-                part_weight
-            };
-            (v, w)
-        })
-        .collect()
+    let t = table();
+    let mut out: Vec<(Variant, f32)> = Vec::new();
+    for term in terms {
+        let Some(&g) = t.by_stem.get(term) else {
+            continue;
+        };
+        let w = if parts.contains(term) {
+            part_weight
+        } else {
+            1.0
+        };
+        for v in &t.groups[g] {
+            if terms.contains(&v.stem) {
+                continue;
+            }
+            // A spelling of both a part and a word of its own counts in full.
+            match out.iter_mut().find(|(o, _)| o == v) {
+                Some((_, seen)) => *seen = seen.max(w),
+                None => out.push((v.clone(), w)),
+            }
+        }
+    }
+    out
 }
 
 #[cfg(test)]

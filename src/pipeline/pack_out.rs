@@ -169,7 +169,8 @@ struct DocOut {
     doc: String,
     /// Its span in the previous pack, when it can be copied from there.
     reuse: Option<PackSpan>,
-    /// Its index entries, when they are not copied.
+    /// Its index entries, when this build holds its chunks (the others' are
+    /// read from the catalog as the pack is written).
     entries: Vec<u8>,
     /// The span being recorded for the new pack.
     span: PackSpan,
