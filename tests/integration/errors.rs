@@ -150,3 +150,20 @@ fn usage_error() {
         .code(2)
         .stderr(predicate::str::contains("unexpected argument '--bogus'"));
 }
+
+/// An I/O error names the file and the OS error once (the error quotes its
+/// cause; the printed chain must not repeat it).
+#[test]
+fn a_missing_query_file_is_named_once() {
+    let env = Env::empty();
+    env.write("a.md", "# A\n\nText.\n");
+    let missing = env.path().join("nope.jsonl");
+    env.ctx(&["eval", missing.to_str().unwrap()])
+        .assert()
+        .code(2)
+        .stderr(predicate::function(|s: &str| {
+            s.starts_with("error: cannot read `")
+                && s.contains("nope.jsonl`: ")
+                && s.matches("os error 2").count() == 1
+        }));
+}

@@ -51,7 +51,10 @@ pub(super) fn mcp(cli: &Cli, p: &Printer, args: &McpArgs) -> anyhow::Result<Exit
                 verbose,
             };
             if let Err(e) = refresh(&seg, &settings, false, &printer) {
-                printer.warn(&format!("ctx mcp: cannot build the pack: {e:#}"));
+                printer.warn(&format!(
+                    "ctx mcp: cannot build the pack: {}",
+                    super::error_text(&e)
+                ));
             }
         });
     }

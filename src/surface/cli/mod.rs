@@ -111,10 +111,26 @@ pub fn run(args: impl IntoIterator<Item = OsString>) -> ExitCode {
         // A closed pipe (`ctx … | head`) is the reader's choice, not a failure.
         Err(e) if is_broken_pipe(&e) => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("error: {}", super::output::sanitize(&format!("{e:#}")));
+            eprintln!("error: {}", super::output::sanitize(&error_text(&e)));
             ExitCode::from(2)
         }
     }
+}
+
+/// `e` and its causes, `: `-joined, leaving out a cause its error already
+/// quotes (ctx's I/O errors name the OS error in their own message).
+pub(crate) fn error_text(e: &anyhow::Error) -> String {
+    let mut text = String::new();
+    for cause in e.chain() {
+        let part = cause.to_string();
+        if text.is_empty() {
+            text = part;
+        } else if !text.contains(&part) {
+            text.push_str(": ");
+            text.push_str(&part);
+        }
+    }
+    text
 }
 
 fn is_broken_pipe(e: &anyhow::Error) -> bool {
