@@ -3,6 +3,7 @@
 
 pub mod evidence;
 pub mod excerpt;
+pub mod fold;
 pub mod get;
 pub mod preview;
 pub mod search;
@@ -16,7 +17,7 @@ use crate::segment::Segment;
 
 pub use evidence::{Evidence, EvidenceOptions};
 pub use get::{Fetched, GetOptions, GetResult, Mode, Omitted};
-pub use search::{Hit, Scope, SearchOptions, SearchResult, Suggestion};
+pub use search::{Duplicate, Hit, Scope, SearchOptions, SearchResult, Suggestion};
 
 /// Default `get` budget in estimated tokens.
 pub const DEFAULT_BUDGET: usize = 1200;

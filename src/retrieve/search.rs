@@ -11,6 +11,7 @@ use globset::GlobBuilder;
 use serde::Serialize;
 
 use super::Retriever;
+use super::fold::near_duplicate;
 use super::preview::preview;
 use crate::chunk::{Chunk, ChunkKind};
 use crate::error::{Error, Result};
@@ -111,6 +112,31 @@ pub struct Hit {
     /// Qualified symbol name, for code chunks that hold one.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub symbol: Option<String>,
+    /// Copies of this chunk elsewhere, folded into this hit (see [`super::fold`]).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub duplicates: Vec<Duplicate>,
+}
+
+impl Hit {
+    /// `doc:lines (id)` of each folded copy, comma-separated, for text output.
+    pub fn copies(&self) -> String {
+        self.duplicates
+            .iter()
+            .map(|d| format!("{}:{}-{} ({})", d.doc, d.lines[0], d.lines[1], d.id))
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+}
+
+/// A lower-ranked copy of a hit, at another place.
+#[derive(Debug, Clone, Serialize)]
+pub struct Duplicate {
+    /// Chunk ID.
+    pub id: String,
+    /// Document path.
+    pub doc: String,
+    /// Line range in that document.
+    pub lines: [usize; 2],
 }
 
 /// A heading offered when there is no evidence.
@@ -142,6 +168,11 @@ pub struct SearchResult {
     pub relay_matches: usize,
 }
 
+/// Lowest score, as a share of the `k`-th hit's, at which a candidate past the
+/// `k`-th is still read to see whether it copies a hit: copies of one text score
+/// within a few percent of each other (the path and length differ).
+const COPY_SCORE_SHARE: f32 = 0.8;
+
 /// How many boxed outputs a docs-only search without evidence looks for.
 const RELAY_PEEK: usize = 3;
 
@@ -166,10 +197,16 @@ impl Retriever {
         // the best part of each section.
         let scored = self.reader.search(query, k * 3 + 8, &filter)?;
         let chunks = self.catalog.read_chunks(|rows| {
-            let mut chunks: Vec<(Chunk, f32)> = Vec::with_capacity(k);
+            let mut chunks: Vec<(Chunk, f32, Vec<Duplicate>)> = Vec::with_capacity(k);
             let mut sections: HashSet<(String, Vec<String>)> = HashSet::new();
             for s in scored {
-                if chunks.len() == k {
+                // Past `k`, candidates only name copies of the hits kept, and a
+                // copy scores about as high as its original.
+                if chunks.len() == k
+                    && chunks
+                        .last()
+                        .is_some_and(|(_, last, _)| s.score < COPY_SCORE_SHARE * last)
+                {
                     break;
                 }
                 // A row can be missing only for an ID a concurrent build just
@@ -180,7 +217,17 @@ impl Retriever {
                 if c.part.is_some() && !sections.insert((c.doc.clone(), c.title_path.clone())) {
                     continue;
                 }
-                chunks.push((c, s.score));
+                if let Some((_, _, copies)) =
+                    chunks.iter_mut().find(|(h, _, _)| near_duplicate(h, &c))
+                {
+                    copies.push(Duplicate {
+                        id: c.id,
+                        doc: c.doc,
+                        lines: c.lines,
+                    });
+                } else if chunks.len() < k {
+                    chunks.push((c, s.score, Vec::new()));
+                }
             }
             Ok(chunks)
         })?;
@@ -192,20 +239,23 @@ impl Retriever {
         // question the code base cannot answer (`zstd`, `inotify`).
         let code_top = chunks
             .first()
-            .is_some_and(|(c, _)| c.kind == ChunkKind::Code);
+            .is_some_and(|(c, _, _)| c.kind == ChunkKind::Code);
         let coverage = if code_top {
-            self.file_coverage(&terms, chunks.iter().take(3).map(|(c, _)| c.doc.as_str()))?
+            self.file_coverage(
+                &terms,
+                chunks.iter().take(3).map(|(c, _, _)| c.doc.as_str()),
+            )?
         } else {
-            self.coverage(&terms, chunks.iter().take(3).map(|(c, _)| c))
+            self.coverage(&terms, chunks.iter().take(3).map(|(c, _, _)| c))
         };
-        let no_evidence = chunks
-            .first()
-            .is_none_or(|(c, _)| coverage < min_coverage_for(c.kind.as_str(), opts.min_coverage));
+        let no_evidence = chunks.first().is_none_or(|(c, _, _)| {
+            coverage < min_coverage_for(c.kind.as_str(), opts.min_coverage)
+        });
         if no_evidence {
             let suggestions = chunks
                 .iter()
                 .take(3)
-                .map(|(c, _)| Suggestion {
+                .map(|(c, _, _)| Suggestion {
                     id: c.id.clone(),
                     doc: c.doc.clone(),
                     title_path: c.title_path.clone(),
@@ -235,7 +285,7 @@ impl Retriever {
         }
         let hits = chunks
             .into_iter()
-            .map(|(c, score)| Hit {
+            .map(|(c, score, duplicates)| Hit {
                 preview: preview(&super::readable(&c), &terms, 160, c.kind == ChunkKind::Code),
                 source_path: self.source_path(&c.doc),
                 id: c.id,
@@ -246,6 +296,7 @@ impl Retriever {
                 score,
                 kind: c.kind.as_str().to_string(),
                 symbol: c.symbol.as_ref().map(|s| s.qualified.clone()),
+                duplicates,
             })
             .collect();
         Ok(SearchResult {

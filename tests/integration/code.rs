@@ -256,3 +256,79 @@ fn list(dir: &str) -> Vec<String> {
         "Walker::descend"
     );
 }
+
+/// A package's `esm` and `cjs` builds hold one method twice: the copy is folded
+/// into the better-ranked hit and named there, and the slot goes to the next
+/// distinct hit, in search, in the MCP-style text and in evidence.
+#[test]
+fn compiled_copies_fold_into_one_hit() {
+    let env = Env::empty();
+    let method = |prefix: &str| {
+        format!(
+            r#"export class Transport {{
+    /**
+     * Checks the protocol version header of an incoming request and answers
+     * an unsupported version with a 400 error listing the supported ones.
+     */
+    validateProtocolVersion(req) {{
+        const version = req.headers.get('mcp-protocol-version');
+        if (version !== null && !{prefix}SUPPORTED_VERSIONS.includes(version)) {{
+            return this.errorResponse(400, `Unsupported protocol version: ${{version}} (supported: ${{{prefix}SUPPORTED_VERSIONS.join(', ')}})`);
+        }}
+        return undefined;
+    }}
+}}
+"#
+        )
+    };
+    env.write("dist/esm/transport.js", method(""));
+    env.write("dist/cjs/transport.js", method("types_js_1."));
+    env.write(
+        "dist/esm/client.js",
+        "/** Sends the protocol version the client supports in its first request. */\nexport function sendVersion(client) {\n    return client.request({ protocolVersion: LATEST_VERSION });\n}\n",
+    );
+    env.ctx(&["build"]).assert().success();
+    let query = "which error answers an unsupported protocol version";
+    let r = env.json(&["search", query, "-k", "2"]);
+    let hits = r["hits"].as_array().unwrap();
+    assert_eq!(hits.len(), 2, "{r}");
+    assert_eq!(hits[0]["title_path"][2], "validateProtocolVersion", "{r}");
+    let copies = hits[0]["duplicates"].as_array().expect("the copy is named");
+    assert_eq!(copies.len(), 1, "{r}");
+    assert_ne!(copies[0]["doc"], hits[0]["doc"]);
+    assert!(
+        copies[0]["doc"]
+            .as_str()
+            .unwrap()
+            .ends_with("/transport.js"),
+        "{r}"
+    );
+    assert_eq!(hits[1]["doc"], "dist/esm/client.js", "the freed slot: {r}");
+    assert!(hits[1].get("duplicates").is_none(), "{r}");
+    // Folding keeps the order: the top hit is the same at any k.
+    let one = env.json(&["search", query, "-k", "1"]);
+    assert_eq!(one["hits"][0]["id"], hits[0]["id"]);
+    assert_eq!(one["hits"][0]["duplicates"], hits[0]["duplicates"]);
+
+    let copy_doc = copies[0]["doc"].as_str().unwrap().to_string();
+    env.ctx(&["search", query, "-k", "2"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains(format!("   also in {copy_doc}:")));
+    // Evidence spends its budget on one copy.
+    let ev = env.json(&["evidence", query, "--budget", "2000"]);
+    let docs: Vec<&str> = ev["chunks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["doc"].as_str().unwrap_or(""))
+        .collect();
+    assert!(!docs.contains(&copy_doc.as_str()), "{ev}");
+    // `ctx eval` counts a target found as a folded copy.
+    let target = serde_json::json!({"qid": "q1", "query": query, "kind": "question",
+        "targets": [{"file": copy_doc, "symbol": "Transport::validateProtocolVersion"}]});
+    env.write("q.jsonl", format!("{target}\n"));
+    let queries = env.path().join("q.jsonl");
+    let m = env.json(&["eval", queries.to_str().unwrap()]);
+    assert_eq!(m["hit_at_5"], 1.0, "{m}");
+}

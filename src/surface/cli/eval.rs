@@ -84,13 +84,25 @@ fn norm(path: &[String]) -> Vec<String> {
         .collect()
 }
 
+/// Whether `hit`, or a copy folded into it, is the target: a copy sits at the
+/// same place within its own document, so the hit names it for the reader.
 fn relevant(hit: &Hit, t: &Target) -> bool {
-    if let Some(symbol) = &t.symbol {
-        let canon = |s: &str| s.replace("::", ".");
-        return hit.doc == t.doc && hit.symbol.as_deref().map(canon) == Some(canon(symbol));
-    }
-    let (tp, hp) = (norm(&t.title_path), norm(&hit.title_path));
-    hit.doc == t.doc && hp.len() >= tp.len() && hp[..tp.len()] == tp[..]
+    let at = |doc: &str| {
+        if doc != t.doc {
+            return false;
+        }
+        if let Some(symbol) = &t.symbol {
+            let canon = |s: &str| s.replace("::", ".");
+            return hit.symbol.as_deref().map(canon) == Some(canon(symbol));
+        }
+        let (tp, mut hp) = (norm(&t.title_path), norm(&hit.title_path));
+        // A code chunk's path starts with its own file.
+        if hit.title_path.first() == Some(&hit.doc) && !hp.is_empty() {
+            hp[0] = norm(&[doc.to_string()]).remove(0);
+        }
+        hp.len() >= tp.len() && hp[..tp.len()] == tp[..]
+    };
+    at(&hit.doc) || hit.duplicates.iter().any(|d| at(&d.doc))
 }
 
 fn median(mut v: Vec<f64>) -> f64 {

@@ -184,6 +184,9 @@ pub(super) fn search(cli: &Cli, p: &Printer, args: &SearchArgs) -> anyhow::Resul
                 h.score,
                 p.dim(&sanitize(&h.preview)),
             ));
+            if !h.duplicates.is_empty() {
+                p.text(&format!("   also in {}\n", sanitize(&h.copies())));
+            }
         }
     }
     Ok(if result.no_evidence {

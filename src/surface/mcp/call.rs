@@ -345,6 +345,9 @@ pub(crate) fn render_search(query: &str, r: &SearchResult) -> String {
             h.token_est,
             h.preview
         ));
+        if !h.duplicates.is_empty() {
+            out.push_str(&format!("   also in {}\n", h.copies()));
+        }
     }
     out
 }

@@ -1,0 +1,165 @@
+//! Folding near-duplicate hits. Projects ship the same text more than once: a
+//! JavaScript package's `dist/cjs` and `dist/esm` builds, vendored copies of a
+//! README, a `.d.ts` in two output trees. Listed one after the other, the copies
+//! use up a search's `k` slots and an evidence budget on one answer, so a copy
+//! of a better-ranked hit is folded into it and named there instead.
+
+use std::collections::HashSet;
+
+use crate::chunk::Chunk;
+
+/// Share of distinct words two chunks must have in common (Jaccard) to be one
+/// text. Compiled copies differ in module plumbing (`types_js_1.X` against `X`,
+/// `exports.f = f`): on the MCP TypeScript SDK's `cjs`/`esm` functions that adds
+/// one or two words to a few dozen; two different bodies under one name (the
+/// `new` of two types, two `tests > it_works`) share far fewer.
+const MIN_SHARED_WORDS: f32 = 0.8;
+
+/// Shortest length of the two, as a share of the longest, for copies.
+const MIN_LENGTH_RATIO: f32 = 0.8;
+
+/// Whether `b` is a copy of `a` at another place: same kind, the same heading
+/// or symbol path within its document, and nearly the same text.
+pub fn near_duplicate(a: &Chunk, b: &Chunk) -> bool {
+    if a.kind != b.kind || a.doc == b.doc || inner_path(a) != inner_path(b) {
+        return false;
+    }
+    if a.text_sha256 == b.text_sha256 && !a.text_sha256.is_empty() || a.text == b.text {
+        return true;
+    }
+    let (la, lb) = (a.text.len() as f32, b.text.len() as f32);
+    if la.min(lb) < MIN_LENGTH_RATIO * la.max(lb) {
+        return false;
+    }
+    let (wa, wb) = (words(&a.text), words(&b.text));
+    let union = wa.union(&wb).count();
+    union > 0 && wa.intersection(&wb).count() as f32 >= MIN_SHARED_WORDS * union as f32
+}
+
+/// The title path without the element that names the file itself (a code
+/// chunk's path starts with its file): two copies differ only there. A
+/// Markdown path starts with the document's title, which copies share.
+fn inner_path(c: &Chunk) -> &[String] {
+    match c.title_path.split_first() {
+        Some((first, rest)) if *first == c.doc => rest,
+        _ => &c.title_path,
+    }
+}
+
+fn words(text: &str) -> HashSet<&str> {
+    text.split(|ch: char| !ch.is_alphanumeric() && ch != '_')
+        .filter(|w| !w.is_empty())
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::chunk::ChunkKind;
+
+    fn chunk(doc: &str, title_path: &[&str], text: &str, kind: ChunkKind) -> Chunk {
+        Chunk {
+            id: String::new(),
+            doc: doc.into(),
+            title_path: title_path.iter().map(|s| s.to_string()).collect(),
+            text: text.into(),
+            bytes: [0, text.len()],
+            lines: [1, 1],
+            kind,
+            token_est: 1,
+            text_sha256: String::new(),
+            part: None,
+            symbol: None,
+            lang: None,
+        }
+    }
+
+    const ESM: &str = "validateProtocolVersion(req) {
+        const protocolVersion = req.headers.get('mcp-protocol-version');
+        if (protocolVersion !== null && !SUPPORTED_PROTOCOL_VERSIONS.includes(protocolVersion)) {
+            return this.createJsonErrorResponse(400, -32000, `Bad Request: Unsupported protocol version`);
+        }
+        return undefined;
+    }";
+
+    #[test]
+    fn compiled_copies_of_one_method_are_duplicates() {
+        let cjs = ESM.replace("!SUPPORTED", "!types_js_1.SUPPORTED");
+        let a = chunk(
+            "dist/esm/a.js",
+            &["dist/esm/a.js", "T", "validate"],
+            ESM,
+            ChunkKind::Code,
+        );
+        let b = chunk(
+            "dist/cjs/a.js",
+            &["dist/cjs/a.js", "T", "validate"],
+            &cjs,
+            ChunkKind::Code,
+        );
+        assert!(near_duplicate(&a, &b));
+    }
+
+    #[test]
+    fn same_name_different_body_is_not() {
+        let a = chunk(
+            "a.rs",
+            &["a.rs", "Walk", "new"],
+            "fn new(root: &Path) -> Walk { Walk { root: root.to_owned(), depth: 0 } }",
+            ChunkKind::Code,
+        );
+        let b = chunk(
+            "b.rs",
+            &["b.rs", "Walk", "new"],
+            "fn new(opts: Options) -> Walk { let stack = Vec::with_capacity(opts.threads); Walk { stack } }",
+            ChunkKind::Code,
+        );
+        assert!(!near_duplicate(&a, &b));
+    }
+
+    #[test]
+    fn same_text_at_another_heading_or_in_the_same_doc_is_not() {
+        let a = chunk(
+            "a.md",
+            &["Guide", "Install"],
+            "Run the installer.",
+            ChunkKind::Markdown,
+        );
+        let other_heading = chunk(
+            "b.md",
+            &["Guide", "Upgrade"],
+            "Run the installer.",
+            ChunkKind::Markdown,
+        );
+        let other_title = chunk(
+            "b.md",
+            &["Manual", "Install"],
+            "Run the installer.",
+            ChunkKind::Markdown,
+        );
+        let same_doc = chunk(
+            "a.md",
+            &["Guide", "Install"],
+            "Run the installer.",
+            ChunkKind::Markdown,
+        );
+        let copy = chunk(
+            "vendor/a.md",
+            &["Guide", "Install"],
+            "Run the installer.",
+            ChunkKind::Markdown,
+        );
+        assert!(!near_duplicate(&a, &other_heading));
+        assert!(!near_duplicate(&a, &other_title));
+        assert!(!near_duplicate(&a, &same_doc));
+        assert!(near_duplicate(&a, &copy));
+    }
+
+    #[test]
+    fn a_much_longer_text_is_not_a_copy() {
+        let long = format!("{ESM}\n{ESM}\n{ESM}");
+        let a = chunk("x/a.js", &["x/a.js", "T", "v"], ESM, ChunkKind::Code);
+        let b = chunk("y/a.js", &["y/a.js", "T", "v"], &long, ChunkKind::Code);
+        assert!(!near_duplicate(&a, &b));
+    }
+}
