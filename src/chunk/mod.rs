@@ -105,6 +105,27 @@ pub struct Chunk {
     pub lang: Option<String>,
 }
 
+#[cfg(test)]
+impl Chunk {
+    /// A chunk of `text` at `title_path` in `doc`, for tests; no ID, symbol or language.
+    pub(crate) fn sample(doc: &str, title_path: &[&str], text: &str, kind: ChunkKind) -> Chunk {
+        Chunk {
+            id: String::new(),
+            doc: doc.into(),
+            title_path: title_path.iter().map(|s| s.to_string()).collect(),
+            text: text.into(),
+            bytes: [0, text.len()],
+            lines: [1, 1],
+            kind,
+            token_est: 1,
+            text_sha256: String::new(),
+            part: None,
+            symbol: None,
+            lang: None,
+        }
+    }
+}
+
 /// Options every chunker takes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ChunkOptions {

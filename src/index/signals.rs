@@ -199,16 +199,6 @@ mod tests {
 
     fn code(doc: &str, title: &[&str], name: &str, text: &str) -> Chunk {
         Chunk {
-            id: String::new(),
-            doc: doc.into(),
-            title_path: title.iter().map(|s| s.to_string()).collect(),
-            text: text.into(),
-            bytes: [0, text.len()],
-            lines: [1, 1],
-            kind: ChunkKind::Code,
-            token_est: 1,
-            text_sha256: String::new(),
-            part: None,
             symbol: Some(Symbol {
                 name: name.into(),
                 qualified: name.into(),
@@ -217,6 +207,7 @@ mod tests {
                 doc: String::new(),
             }),
             lang: Some("rust".into()),
+            ..Chunk::sample(doc, title, text, ChunkKind::Code)
         }
     }
 

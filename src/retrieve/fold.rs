@@ -24,7 +24,7 @@ pub fn near_duplicate(a: &Chunk, b: &Chunk) -> bool {
     if a.kind != b.kind || a.doc == b.doc || inner_path(a) != inner_path(b) {
         return false;
     }
-    if a.text_sha256 == b.text_sha256 && !a.text_sha256.is_empty() || a.text == b.text {
+    if a.text == b.text {
         return true;
     }
     let (la, lb) = (a.text.len() as f32, b.text.len() as f32);
@@ -57,21 +57,16 @@ mod tests {
     use super::*;
     use crate::chunk::ChunkKind;
 
-    fn chunk(doc: &str, title_path: &[&str], text: &str, kind: ChunkKind) -> Chunk {
-        Chunk {
-            id: String::new(),
-            doc: doc.into(),
-            title_path: title_path.iter().map(|s| s.to_string()).collect(),
-            text: text.into(),
-            bytes: [0, text.len()],
-            lines: [1, 1],
-            kind,
-            token_est: 1,
-            text_sha256: String::new(),
-            part: None,
-            symbol: None,
-            lang: None,
-        }
+    /// A code chunk of `symbol_path` in file `doc`.
+    fn code(doc: &str, symbol_path: &[&str], text: &str) -> Chunk {
+        let path: Vec<&str> = std::iter::once(doc)
+            .chain(symbol_path.iter().copied())
+            .collect();
+        Chunk::sample(doc, &path, text, ChunkKind::Code)
+    }
+
+    fn section(doc: &str, title_path: &[&str]) -> Chunk {
+        Chunk::sample(doc, title_path, "Run the installer.", ChunkKind::Markdown)
     }
 
     const ESM: &str = "validateProtocolVersion(req) {
@@ -85,81 +80,46 @@ mod tests {
     #[test]
     fn compiled_copies_of_one_method_are_duplicates() {
         let cjs = ESM.replace("!SUPPORTED", "!types_js_1.SUPPORTED");
-        let a = chunk(
-            "dist/esm/a.js",
-            &["dist/esm/a.js", "T", "validate"],
-            ESM,
-            ChunkKind::Code,
-        );
-        let b = chunk(
-            "dist/cjs/a.js",
-            &["dist/cjs/a.js", "T", "validate"],
-            &cjs,
-            ChunkKind::Code,
-        );
+        let a = code("dist/esm/a.js", &["T", "validate"], ESM);
+        let b = code("dist/cjs/a.js", &["T", "validate"], &cjs);
         assert!(near_duplicate(&a, &b));
     }
 
     #[test]
     fn same_name_different_body_is_not() {
-        let a = chunk(
+        let a = code(
             "a.rs",
-            &["a.rs", "Walk", "new"],
+            &["Walk", "new"],
             "fn new(root: &Path) -> Walk { Walk { root: root.to_owned(), depth: 0 } }",
-            ChunkKind::Code,
         );
-        let b = chunk(
+        let b = code(
             "b.rs",
-            &["b.rs", "Walk", "new"],
+            &["Walk", "new"],
             "fn new(opts: Options) -> Walk { let stack = Vec::with_capacity(opts.threads); Walk { stack } }",
-            ChunkKind::Code,
         );
         assert!(!near_duplicate(&a, &b));
     }
 
     #[test]
     fn same_text_at_another_heading_or_in_the_same_doc_is_not() {
-        let a = chunk(
-            "a.md",
-            &["Guide", "Install"],
-            "Run the installer.",
-            ChunkKind::Markdown,
-        );
-        let other_heading = chunk(
-            "b.md",
-            &["Guide", "Upgrade"],
-            "Run the installer.",
-            ChunkKind::Markdown,
-        );
-        let other_title = chunk(
-            "b.md",
-            &["Manual", "Install"],
-            "Run the installer.",
-            ChunkKind::Markdown,
-        );
-        let same_doc = chunk(
-            "a.md",
-            &["Guide", "Install"],
-            "Run the installer.",
-            ChunkKind::Markdown,
-        );
-        let copy = chunk(
-            "vendor/a.md",
-            &["Guide", "Install"],
-            "Run the installer.",
-            ChunkKind::Markdown,
-        );
-        assert!(!near_duplicate(&a, &other_heading));
-        assert!(!near_duplicate(&a, &other_title));
-        assert!(!near_duplicate(&a, &same_doc));
-        assert!(near_duplicate(&a, &copy));
+        let a = section("a.md", &["Guide", "Install"]);
+        assert!(!near_duplicate(&a, &section("b.md", &["Guide", "Upgrade"])));
+        assert!(!near_duplicate(
+            &a,
+            &section("b.md", &["Manual", "Install"])
+        ));
+        assert!(!near_duplicate(&a, &section("a.md", &["Guide", "Install"])));
+        assert!(near_duplicate(
+            &a,
+            &section("vendor/a.md", &["Guide", "Install"])
+        ));
     }
 
     #[test]
     fn a_much_longer_text_is_not_a_copy() {
         let long = format!("{ESM}\n{ESM}\n{ESM}");
-        let a = chunk("x/a.js", &["x/a.js", "T", "v"], ESM, ChunkKind::Code);
-        let b = chunk("y/a.js", &["y/a.js", "T", "v"], &long, ChunkKind::Code);
+        let a = code("x/a.js", &["T", "v"], ESM);
+        let b = code("y/a.js", &["T", "v"], &long);
         assert!(!near_duplicate(&a, &b));
     }
 }
