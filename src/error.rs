@@ -66,6 +66,19 @@ pub enum Error {
         /// Where the pack was expected.
         path: PathBuf,
     },
+    /// A refresh found none of the indexed files (sources unmounted, moved, or
+    /// a prebuilt pack shipped without them) and left the pack as it was.
+    #[error(
+        "no source files under `{}`, but the pack indexes {indexed} file{}; it was left as last built. If the sources moved, point -s at them; if they were removed on purpose, `ctx build` empties the pack",
+        root.display(),
+        if *indexed == 1 { "" } else { "s" }
+    )]
+    SourcesGone {
+        /// The segment root.
+        root: PathBuf,
+        /// Files the catalog holds.
+        indexed: usize,
+    },
     /// A pack file that cannot be read as a pack.
     #[error("context pack `{path}` cannot be read: {message}")]
     BadPack {

@@ -181,6 +181,17 @@ pub fn build(seg: &Segment, settings: &Settings, opts: &BuildOptions<'_>) -> Res
     let walked = sources::walk(&seg.root, settings, &|rel| is_code(settings, rel))?;
     let mut catalog = Catalog::open(&seg.db_path())?;
     catalog.defer_checkpoints()?;
+    // An implicit refresh must not turn a pack into an empty one because its
+    // sources are out of reach; an explicit build may.
+    if opts.refresh_only && walked.files.is_empty() {
+        let indexed = catalog.files()?.len();
+        if indexed > 0 {
+            return Err(Error::SourcesGone {
+                root: seg.root.clone(),
+                indexed,
+            });
+        }
+    }
     let index = SearchIndex::open_or_create(&seg.index_dir())?;
     let committed = catalog.generation()?;
     let signature = settings_signature(settings);

@@ -525,3 +525,33 @@ fn trimmed_views_drop_html_comments() {
         "{out}"
     );
 }
+
+/// A search's implicit refresh never empties a pack whose sources are all out
+/// of reach (unmounted, moved, a pack shipped alone): it searches the pack as
+/// built and says why. An explicit build does empty it.
+#[test]
+fn a_refresh_keeps_the_pack_when_every_source_is_gone() {
+    let env = Env::empty();
+    env.write(
+        "docs/locks.md",
+        "# Locks\n\n## Stale locks\n\nA stale lock is broken after the timeout.\n",
+    );
+    env.ctx(&["build"]).assert().success();
+    std::fs::remove_dir_all(env.path().join("docs")).unwrap();
+    env.ctx(&["search", "when is a stale lock broken"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("Locks > Stale locks"))
+        .stderr(predicate::str::contains(format!(
+            "warning: no source files under `{}`, but the pack indexes 1 file; it was left as last built. If the sources moved, point -s at them; if they were removed on purpose, `ctx build` empties the pack",
+            env.path().display()
+        )));
+    env.ctx(&["build"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("1 removed"));
+    env.ctx(&["search", "when is a stale lock broken"])
+        .assert()
+        .code(1)
+        .stdout(predicate::str::contains("No evidence"));
+}

@@ -126,6 +126,10 @@ pub fn refresh(
             Ok(())
         }
         Err(Error::LockTimeout { .. }) if seg.index_dir().join("meta.json").exists() => Ok(()),
+        Err(e @ Error::SourcesGone { .. }) => {
+            p.warn(&e.to_string());
+            Ok(())
+        }
         Err(e) => Err(e.into()),
     }
 }
