@@ -73,15 +73,17 @@ pub struct Metrics {
 }
 
 fn norm(path: &[String]) -> Vec<String> {
-    path.iter()
-        .map(|h| {
-            h.replace(['`', '*'], "")
-                .split_whitespace()
-                .collect::<Vec<_>>()
-                .join(" ")
-                .to_lowercase()
-        })
-        .collect()
+    path.iter().map(|h| norm_one(h)).collect()
+}
+
+/// A heading with inline markup stripped, whitespace collapsed, case folded.
+fn norm_one(heading: &str) -> String {
+    heading
+        .replace(['`', '*'], "")
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+        .to_lowercase()
 }
 
 /// Whether `hit`, or a copy folded into it, is the target: a copy sits at the
@@ -98,7 +100,7 @@ fn relevant(hit: &Hit, t: &Target) -> bool {
         let (tp, mut hp) = (norm(&t.title_path), norm(&hit.title_path));
         // A code chunk's path starts with its own file.
         if hit.title_path.first() == Some(&hit.doc) && !hp.is_empty() {
-            hp[0] = norm(&[doc.to_string()]).remove(0);
+            hp[0] = norm_one(doc);
         }
         hp.len() >= tp.len() && hp[..tp.len()] == tp[..]
     };
