@@ -555,3 +555,77 @@ fn a_refresh_keeps_the_pack_when_every_source_is_gone() {
         .code(1)
         .stdout(predicate::str::contains("No evidence"));
 }
+
+/// `ctx eval` on a labelled set: hit@5, recall@5, MRR@10, both abstention
+/// rates and tokens-to-evidence, each as its definition gives it for the
+/// ranks `search` returns; a malformed line is named.
+#[test]
+fn eval_metrics_follow_their_definitions() {
+    let env = demo();
+    let query = "how is a stale lock detected and broken";
+    let hits = env.json(&["search", query, "-k", "3"]);
+    let hits = hits["hits"].as_array().unwrap();
+    assert_eq!(hits[0]["doc"], "docs/operations.md");
+    let third = &hits[2];
+    let tokens = |n: usize| -> f64 {
+        hits[..n]
+            .iter()
+            .map(|h| h["token_est"].as_f64().unwrap())
+            .sum()
+    };
+    let q = |qid: &str, kind: &str, query: &str, targets: serde_json::Value| {
+        serde_json::json!({"qid": qid, "query": query, "kind": kind, "targets": targets})
+            .to_string()
+    };
+    let lines = [
+        // Found first, by a prefix of the hit's heading path, in other case and markup.
+        q(
+            "a1",
+            "question",
+            query,
+            serde_json::json!([
+            {"doc": "docs/operations.md", "title_path": ["operations GUIDE", "`Lock` policy"]}]),
+        ),
+        // One target third, one nowhere: recall 1/2, reciprocal rank 1/3.
+        q(
+            "a2",
+            "question",
+            query,
+            serde_json::json!([
+            {"doc": third["doc"], "title_path": third["title_path"]},
+            {"doc": "docs/faq.md", "title_path": ["No such heading"]}]),
+        ),
+        q(
+            "u1",
+            "none",
+            "how do I tune the JVM garbage collector",
+            serde_json::json!([]),
+        ),
+    ];
+    let file = env.path().join("q.jsonl");
+    std::fs::write(&file, lines.join("\n") + "\n").unwrap();
+    let m = env.json(&["eval", file.to_str().unwrap()]);
+    assert_eq!(m["queries"], 3, "{m}");
+    assert_eq!(m["answerable"], 2, "{m}");
+    assert_eq!(m["hit_at_5"], 1.0, "{m}");
+    assert_eq!(m["recall_at_5"], 0.75, "{m}");
+    assert!(
+        (m["mrr_at_10"].as_f64().unwrap() - (1.0 + 1.0 / 3.0) / 2.0).abs() < 1e-9,
+        "{m}"
+    );
+    assert_eq!(m["abstained_on_unanswerable"], 1.0, "{m}");
+    assert_eq!(m["abstained_on_answerable"], 0.0, "{m}");
+    assert_eq!(
+        m["median_tokens_to_evidence"].as_f64().unwrap(),
+        (tokens(1) + tokens(3)) / 2.0,
+        "{m}"
+    );
+
+    std::fs::write(&file, lines.join("\n") + "\n{\"qid\": 1}\n").unwrap();
+    env.ctx(&["eval", file.to_str().unwrap()])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "q.jsonl line 4: invalid type: integer `1`, expected a string",
+        ));
+}
