@@ -173,6 +173,13 @@ pub struct SearchResult {
 /// within a few percent of each other (the path and length differ).
 const COPY_SCORE_SHARE: f32 = 0.8;
 
+/// A chunk kept as a hit, with its score and the copies folded into it.
+struct Kept {
+    chunk: Chunk,
+    score: f32,
+    copies: Vec<Duplicate>,
+}
+
 /// How many boxed outputs a docs-only search without evidence looks for.
 const RELAY_PEEK: usize = 3;
 
@@ -197,7 +204,7 @@ impl Retriever {
         // the best part of each section.
         let scored = self.reader.search(query, k * 3 + 8, &filter)?;
         let chunks = self.catalog.read_chunks(|rows| {
-            let mut chunks: Vec<(Chunk, f32, Vec<Duplicate>)> = Vec::with_capacity(k);
+            let mut chunks: Vec<Kept> = Vec::with_capacity(k);
             let mut sections: HashSet<(String, Vec<String>)> = HashSet::new();
             for s in scored {
                 // Past `k`, candidates only name copies of the hits kept, and a
@@ -205,7 +212,7 @@ impl Retriever {
                 if chunks.len() == k
                     && chunks
                         .last()
-                        .is_some_and(|(_, last, _)| s.score < COPY_SCORE_SHARE * last)
+                        .is_some_and(|last| s.score < COPY_SCORE_SHARE * last.score)
                 {
                     break;
                 }
@@ -217,16 +224,18 @@ impl Retriever {
                 if c.part.is_some() && !sections.insert((c.doc.clone(), c.title_path.clone())) {
                     continue;
                 }
-                if let Some((_, _, copies)) =
-                    chunks.iter_mut().find(|(h, _, _)| near_duplicate(h, &c))
-                {
-                    copies.push(Duplicate {
+                if let Some(kept) = chunks.iter_mut().find(|h| near_duplicate(&h.chunk, &c)) {
+                    kept.copies.push(Duplicate {
                         id: c.id,
                         doc: c.doc,
                         lines: c.lines,
                     });
                 } else if chunks.len() < k {
-                    chunks.push((c, s.score, Vec::new()));
+                    chunks.push(Kept {
+                        chunk: c,
+                        score: s.score,
+                        copies: Vec::new(),
+                    });
                 }
             }
             Ok(chunks)
@@ -239,26 +248,23 @@ impl Retriever {
         // question the code base cannot answer (`zstd`, `inotify`).
         let code_top = chunks
             .first()
-            .is_some_and(|(c, _, _)| c.kind == ChunkKind::Code);
+            .is_some_and(|h| h.chunk.kind == ChunkKind::Code);
         let coverage = if code_top {
-            self.file_coverage(
-                &terms,
-                chunks.iter().take(3).map(|(c, _, _)| c.doc.as_str()),
-            )?
+            self.file_coverage(&terms, chunks.iter().take(3).map(|h| h.chunk.doc.as_str()))?
         } else {
-            self.coverage(&terms, chunks.iter().take(3).map(|(c, _, _)| c))
+            self.coverage(&terms, chunks.iter().take(3).map(|h| &h.chunk))
         };
-        let no_evidence = chunks.first().is_none_or(|(c, _, _)| {
-            coverage < min_coverage_for(c.kind.as_str(), opts.min_coverage)
-        });
+        let no_evidence = chunks
+            .first()
+            .is_none_or(|h| coverage < min_coverage_for(h.chunk.kind.as_str(), opts.min_coverage));
         if no_evidence {
             let suggestions = chunks
                 .iter()
                 .take(3)
-                .map(|(c, _, _)| Suggestion {
-                    id: c.id.clone(),
-                    doc: c.doc.clone(),
-                    title_path: c.title_path.clone(),
+                .map(|h| Suggestion {
+                    id: h.chunk.id.clone(),
+                    doc: h.chunk.doc.clone(),
+                    title_path: h.chunk.title_path.clone(),
                 })
                 .collect();
             // An agent that boxed a tool's output may ask about it without
@@ -285,19 +291,25 @@ impl Retriever {
         }
         let hits = chunks
             .into_iter()
-            .map(|(c, score, duplicates)| Hit {
-                preview: preview(&super::readable(&c), &terms, 160, c.kind == ChunkKind::Code),
-                source_path: self.source_path(&c.doc),
-                id: c.id,
-                doc: c.doc,
-                title_path: c.title_path,
-                token_est: c.token_est,
-                lines: c.lines,
-                score,
-                kind: c.kind.as_str().to_string(),
-                symbol: c.symbol.as_ref().map(|s| s.qualified.clone()),
-                duplicates,
-            })
+            .map(
+                |Kept {
+                     chunk: c,
+                     score,
+                     copies,
+                 }| Hit {
+                    preview: preview(&super::readable(&c), &terms, 160, c.kind == ChunkKind::Code),
+                    source_path: self.source_path(&c.doc),
+                    id: c.id,
+                    doc: c.doc,
+                    title_path: c.title_path,
+                    token_est: c.token_est,
+                    lines: c.lines,
+                    score,
+                    kind: c.kind.as_str().to_string(),
+                    symbol: c.symbol.as_ref().map(|s| s.qualified.clone()),
+                    duplicates: copies,
+                },
+            )
             .collect();
         Ok(SearchResult {
             hits,
