@@ -2,11 +2,10 @@
 
 use predicates::prelude::*;
 
-use super::util::{Env, repo};
+use super::util::Env;
 
 fn code_env() -> Env {
-    let env = Env::empty();
-    super::util::copy_dir(&repo().join("fixtures/code"), env.path());
+    let env = Env::fixture("code");
     env.ctx(&["build"]).assert().success();
     env
 }

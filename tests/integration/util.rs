@@ -39,10 +39,16 @@ impl Env {
         }
     }
 
-    /// A copy of `fixtures/<name>`.
+    /// A copy of `fixtures/<name>` as committed: without the `_ctx/` that a
+    /// build there leaves (the README's first command builds the demo), which
+    /// would make every test's first build an incremental one.
     pub fn fixture(name: &str) -> Env {
         let env = Env::empty();
         copy_dir(&repo().join("fixtures").join(name), env.path());
+        let built = env.path().join("_ctx");
+        if built.exists() {
+            std::fs::remove_dir_all(built).expect("remove the copied _ctx");
+        }
         env
     }
 
