@@ -120,11 +120,7 @@ pub struct Hit {
 impl Hit {
     /// `doc:lines (id)` of each folded copy, comma-separated, for text output.
     pub fn copies(&self) -> String {
-        self.duplicates
-            .iter()
-            .map(|d| format!("{}:{}-{} ({})", d.doc, d.lines[0], d.lines[1], d.id))
-            .collect::<Vec<_>>()
-            .join(", ")
+        Duplicate::list(&self.duplicates)
     }
 }
 
@@ -137,6 +133,17 @@ pub struct Duplicate {
     pub doc: String,
     /// Line range in that document.
     pub lines: [usize; 2],
+}
+
+impl Duplicate {
+    /// `doc:lines (id)` of each copy, comma-separated, for text output.
+    pub fn list(copies: &[Duplicate]) -> String {
+        copies
+            .iter()
+            .map(|d| format!("{}:{}-{} ({})", d.doc, d.lines[0], d.lines[1], d.id))
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
 }
 
 /// A heading offered when there is no evidence.

@@ -256,15 +256,11 @@ fn list(dir: &str) -> Vec<String> {
     );
 }
 
-/// A package's `esm` and `cjs` builds hold one method twice: the copy is folded
-/// into the better-ranked hit and named there, and the slot goes to the next
-/// distinct hit, in search, in the MCP-style text and in evidence.
-#[test]
-fn compiled_copies_fold_into_one_hit() {
-    let env = Env::empty();
-    let method = |prefix: &str| {
-        format!(
-            r#"export class Transport {{
+/// A compiled JavaScript class with one documented method; `prefix` is the
+/// module plumbing a `cjs` build puts before imported names (`types_js_1.`).
+fn compiled_method(prefix: &str) -> String {
+    format!(
+        r#"export class Transport {{
     /**
      * Checks the protocol version header of an incoming request and answers
      * an unsupported version with a 400 error listing the supported ones.
@@ -278,10 +274,17 @@ fn compiled_copies_fold_into_one_hit() {
     }}
 }}
 "#
-        )
-    };
-    env.write("dist/esm/transport.js", method(""));
-    env.write("dist/cjs/transport.js", method("types_js_1."));
+    )
+}
+
+/// A package's `esm` and `cjs` builds hold one method twice: the copy is folded
+/// into the better-ranked hit and named there, and the slot goes to the next
+/// distinct hit, in search, in the MCP-style text and in evidence.
+#[test]
+fn compiled_copies_fold_into_one_hit() {
+    let env = Env::empty();
+    env.write("dist/esm/transport.js", compiled_method(""));
+    env.write("dist/cjs/transport.js", compiled_method("types_js_1."));
     env.write(
         "dist/esm/client.js",
         "/** Sends the protocol version the client supports in its first request. */\nexport function sendVersion(client) {\n    return client.request({ protocolVersion: LATEST_VERSION });\n}\n",
@@ -330,4 +333,58 @@ fn compiled_copies_fold_into_one_hit() {
     let queries = env.path().join("q.jsonl");
     let m = env.json(&["eval", queries.to_str().unwrap()]);
     assert_eq!(m["hit_at_5"], 1.0, "{m}");
+}
+
+/// `ctx symbol` counts copies of one symbol (a package's `cjs` and `esm`
+/// builds) as one candidate and names the copies; a same-named symbol with
+/// other code is still a choice to make.
+#[test]
+fn symbol_copies_are_one_candidate() {
+    let env = Env::empty();
+    env.write("dist/esm/transport.js", compiled_method(""));
+    env.write("dist/cjs/transport.js", compiled_method("types_js_1."));
+    env.write(
+        "src/transport.js",
+        "export class Transport {\n    validateProtocolVersion(req) {\n        return req.version === 3 ? undefined : 'too old';\n    }\n}\n",
+    );
+    env.ctx(&["build"]).assert().success();
+    let name = "Transport.validateProtocolVersion";
+    let list = env.ctx(&["symbol", name]).output().unwrap();
+    assert_eq!(list.status.code(), Some(1));
+    let s = String::from_utf8_lossy(&list.stdout);
+    assert!(
+        s.starts_with(&format!(
+            "2 symbols match `{name}` (and 1 copy of them, named under each); pick one"
+        )),
+        "{s}"
+    );
+    assert!(s.contains("  src/transport.js:2-5\n"), "{s}");
+    assert!(
+        s.contains("also in dist/esm/transport.js:2-13 (transport:"),
+        "{s}"
+    );
+    let json = env.json(&["symbol", name]);
+    let candidates = json["candidates"].as_array().unwrap();
+    assert_eq!(candidates.len(), 2, "{json}");
+    assert_eq!(
+        candidates[0]["duplicates"][0]["doc"],
+        "dist/esm/transport.js"
+    );
+    assert_eq!(candidates[1]["duplicates"], serde_json::json!([]));
+
+    // With only the copies left, the name resolves, and the copy is named.
+    std::fs::remove_file(env.path().join("src/transport.js")).unwrap();
+    env.ctx(&["symbol", name])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("(dist/cjs/transport.js:2-13)"))
+        .stderr(predicate::str::contains(
+            "the same code is also in dist/esm/transport.js:2-13 (transport:",
+        ));
+    let one = env.json(&["symbol", name, "--no-build"]);
+    assert_eq!(one["doc"], "dist/cjs/transport.js", "{one}");
+    assert_eq!(
+        one["duplicates"][0]["doc"], "dist/esm/transport.js",
+        "{one}"
+    );
 }

@@ -1,5 +1,7 @@
 //! `ctx symbol`: the exact code node for a name, with context lines around it
-//! (get_symbol / get_window). Several candidates give a list, never a guess.
+//! (get_symbol / get_window). Several candidates give a list, never a guess;
+//! copies of one symbol at other places (compiled `cjs`/`esm` trees) count as
+//! one candidate and are named with it.
 
 use std::process::ExitCode;
 
@@ -7,6 +9,8 @@ use super::{Cli, open};
 use crate::catalog::Catalog;
 use crate::chunk::Chunk;
 use crate::error::Error;
+use crate::retrieve::Duplicate;
+use crate::retrieve::fold::near_duplicate;
 use crate::surface::output::{Printer, sanitize};
 use crate::tokens;
 
@@ -36,6 +40,36 @@ struct Found {
     kind: String,
     id: String,
     lines: [usize; 2],
+    /// Its first chunk, holding the text of all its parts.
+    whole: Chunk,
+    /// The same code at other places (a package's `dist/cjs` and `dist/esm`).
+    copies: Vec<Duplicate>,
+}
+
+impl Found {
+    /// Whether `other` holds the same code as `self` at another place, as
+    /// search folds copies. Whole texts are compared: a split symbol's two
+    /// copies can be cut at different lines.
+    fn copied_by(&self, other: &Found) -> bool {
+        near_duplicate(&self.whole, &other.whole)
+    }
+}
+
+/// Folds each candidate that copies an earlier one into it: copies are one
+/// answer, not a choice to make.
+fn fold_copies(found: Vec<Found>) -> Vec<Found> {
+    let mut kept: Vec<Found> = Vec::new();
+    for f in found {
+        match kept.iter_mut().find(|k| k.copied_by(&f)) {
+            Some(k) => k.copies.push(Duplicate {
+                id: f.id,
+                doc: f.doc,
+                lines: f.lines,
+            }),
+            None => kept.push(f),
+        }
+    }
+    kept
 }
 
 fn canon(s: &str) -> String {
@@ -53,7 +87,9 @@ fn candidates(chunks: Vec<Chunk>, name: &str, file: Option<&str>, fold: bool) ->
     };
     let mut found: Vec<Found> = Vec::new();
     for c in chunks {
-        let Some(sym) = &c.symbol else { continue };
+        let Some(sym) = c.symbol.clone() else {
+            continue;
+        };
         let q = canon(&sym.qualified);
         if !(eq(&q) || eq(&sym.name)) {
             continue;
@@ -71,6 +107,7 @@ fn candidates(chunks: Vec<Chunk>, name: &str, file: Option<&str>, fold: bool) ->
             Some(x) => {
                 x.lines[0] = x.lines[0].min(c.lines[0]);
                 x.lines[1] = x.lines[1].max(c.lines[1]);
+                x.whole.text.push_str(&c.text);
             }
             None => found.push(Found {
                 doc: c.doc.clone(),
@@ -78,10 +115,12 @@ fn candidates(chunks: Vec<Chunk>, name: &str, file: Option<&str>, fold: bool) ->
                 kind: sym.kind.clone(),
                 id: c.id.clone(),
                 lines: c.lines,
+                whole: c,
+                copies: Vec::new(),
             }),
         }
     }
-    found
+    fold_copies(found)
 }
 
 pub(super) fn symbol(cli: &Cli, p: &Printer, args: &SymbolArgs) -> anyhow::Result<ExitCode> {
@@ -120,14 +159,20 @@ pub(super) fn symbol(cli: &Cli, p: &Printer, args: &SymbolArgs) -> anyhow::Resul
         if p.json {
             let list: Vec<_> = found
                 .iter()
-                .map(|f| serde_json::json!({"id": f.id, "symbol": f.qualified, "kind": f.kind, "doc": f.doc, "lines": f.lines}))
+                .map(|f| serde_json::json!({"id": f.id, "symbol": f.qualified, "kind": f.kind, "doc": f.doc, "lines": f.lines, "duplicates": f.copies}))
                 .collect();
             p.json(&serde_json::json!({"candidates": list}));
         } else {
+            let copies: usize = found.iter().map(|f| f.copies.len()).sum();
             p.text(&format!(
-                "{} symbols match `{}`; pick one with --file or a qualified name:\n",
+                "{} symbols match `{}`{}; pick one with --file or a qualified name:\n",
                 found.len(),
-                args.name
+                args.name,
+                match copies {
+                    0 => String::new(),
+                    1 => " (and 1 copy of them, named under each)".to_string(),
+                    n => format!(" (and {n} copies of them, named under each)"),
+                }
             ));
             for f in found.iter().take(20) {
                 p.text(&format!(
@@ -138,6 +183,13 @@ pub(super) fn symbol(cli: &Cli, p: &Printer, args: &SymbolArgs) -> anyhow::Resul
                     f.lines[0],
                     f.lines[1]
                 ));
+                if !f.copies.is_empty() {
+                    p.text(&format!(
+                        "  {:<10} also in {}\n",
+                        "",
+                        sanitize(&Duplicate::list(&f.copies))
+                    ));
+                }
             }
         }
         return Ok(ExitCode::from(1));
@@ -164,6 +216,7 @@ pub(super) fn symbol(cli: &Cli, p: &Printer, args: &SymbolArgs) -> anyhow::Resul
             "id": f.id, "symbol": f.qualified, "kind": f.kind, "doc": f.doc,
             "symbol_lines": f.lines, "lines": [first, shown_to], "text": text,
             "token_est": tokens::estimate(&text), "truncated": cut,
+            "duplicates": f.copies,
         }));
     } else {
         p.text(&format!(
@@ -176,6 +229,12 @@ pub(super) fn symbol(cli: &Cli, p: &Printer, args: &SymbolArgs) -> anyhow::Resul
             shown_to,
             sanitize(&text)
         ));
+        if !f.copies.is_empty() {
+            p.note(&format!(
+                "the same code is also in {}",
+                Duplicate::list(&f.copies)
+            ));
+        }
         if cut {
             p.note(&format!(
                 "window cut at line {shown_to} of {last_line} by the budget of {budget} tokens; raise --budget"
