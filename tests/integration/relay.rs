@@ -87,6 +87,38 @@ fn slice_and_lines_from_the_end() {
     );
 }
 
+/// `ctx resolve REF OP …`, the order agents often write, reads like
+/// `ctx resolve OP REF …`; a reference without an operation is told the order.
+#[test]
+fn reference_before_operation() {
+    let env = Env::empty();
+    let r = boxed(env.path(), &transcript(), &[]).trim().to_string();
+    for op in [
+        &["lines", "-1", "1"][..],
+        &["grep", "final number", "-C", "0"],
+    ] {
+        let mut swapped = vec![r.as_str()];
+        swapped.extend_from_slice(op);
+        let mut usual = vec![op[0], r.as_str()];
+        usual.extend_from_slice(&op[1..]);
+        let out = resolve(&env, &swapped);
+        assert!(out.contains("982451653"), "{out}");
+        assert_eq!(out, resolve(&env, &usual));
+    }
+    refused(
+        &env,
+        &["resolve", &r],
+        &[&format!(
+            "error: `ctx resolve` takes the operation first, then the reference: `ctx resolve length|slice|lines|grep|query|read {r} …`"
+        )],
+    );
+    refused(
+        &env,
+        &["resolve", &r, "head", "5"],
+        &["(`head` is not an operation)"],
+    );
+}
+
 /// Slices count characters and never split UTF-8.
 #[test]
 fn multibyte_slices() {

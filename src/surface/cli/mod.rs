@@ -19,7 +19,7 @@ use std::ffi::OsString;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, Parser, Subcommand};
 
 use super::output::{ColorChoice, Printer};
 use crate::config::Settings;
@@ -97,6 +97,11 @@ pub enum Command {
 
 /// Runs the CLI with `args` (including the program name).
 pub fn run(args: impl IntoIterator<Item = OsString>) -> ExitCode {
+    let mut args: Vec<OsString> = args.into_iter().collect();
+    if let Err(message) = reference_first(&mut args) {
+        eprintln!("error: {message}");
+        return ExitCode::from(2);
+    }
     let cli = match Cli::try_parse_from(args) {
         Ok(cli) => cli,
         Err(e) => {
@@ -114,6 +119,39 @@ pub fn run(args: impl IntoIterator<Item = OsString>) -> ExitCode {
             eprintln!("error: {}", super::output::sanitize(&error_text(&e)));
             ExitCode::from(2)
         }
+    }
+}
+
+/// Accepts `ctx resolve internal://ID OP …`, the order agents often write,
+/// as `ctx resolve OP internal://ID …`; a reference with no operation after
+/// it gets an error listing the operations instead of clap's "unrecognized
+/// subcommand".
+fn reference_first(args: &mut [OsString]) -> Result<(), String> {
+    let Some(at) = args.iter().position(|a| a == "resolve") else {
+        return Ok(());
+    };
+    let is_reference = |a: &OsString| a.to_str().is_some_and(|s| s.starts_with("internal://"));
+    if !args.get(at + 1).is_some_and(is_reference) {
+        return Ok(());
+    }
+    let command = Cli::command();
+    let ops: Vec<&str> = command
+        .find_subcommand("resolve")
+        .map(|r| r.get_subcommands().map(|c| c.get_name()).collect())
+        .unwrap_or_default();
+    match args.get(at + 2).and_then(|a| a.to_str()) {
+        Some(op) if ops.contains(&op) => {
+            args.swap(at + 1, at + 2);
+            Ok(())
+        }
+        other => Err(format!(
+            "`ctx resolve` takes the operation first, then the reference: `ctx resolve {} {} …`{}",
+            ops.join("|"),
+            args[at + 1].to_string_lossy(),
+            other
+                .map(|o| format!(" (`{o}` is not an operation)"))
+                .unwrap_or_default()
+        )),
     }
 }
 
