@@ -198,6 +198,9 @@ def main():
         # for which constants were chosen on them).
         bench_eval(a.bin, copy_crate("clap_builder-4.6.7"), os.path.join(ROOT, "fixtures/eval/code-clap.jsonl"), build=True)
         bench_eval(a.bin, python_package("mcp"), os.path.join(ROOT, "fixtures/eval/code-mcp-python.jsonl"), build=True)
+        # Two sets written blind (fixtures/eval/README.md); both crates are in Cargo.lock.
+        bench_eval(a.bin, copy_crate("indicatif-0.18.6"), os.path.join(ROOT, "fixtures/eval/code-indicatif.jsonl"), build=True)
+        bench_eval(a.bin, copy_crate("pulldown-cmark-0.13.6"), os.path.join(ROOT, "fixtures/eval/code-pulldown.jsonl"), build=True)
     if "relay" in only:
         bench_relay(a.bin)
 

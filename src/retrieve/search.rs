@@ -73,10 +73,15 @@ pub fn min_coverage_for(kind: &str, base: f32) -> f32 {
 }
 
 /// Code coverage threshold relative to prose. Code coverage is measured over
-/// the whole file of a hit (see [`Retriever::search`]), which holds more of any
-/// query's words than a section does, so its bar is higher (chosen with
-/// `ctx eval --sweep` on the `ignore` crate's queries).
-pub const CODE_COVERAGE_FACTOR: f32 = 1.4;
+/// the whole file of a hit (see [`Retriever::search`]), yet questions about
+/// code still use words the code does not: they describe behaviour ("keeps a
+/// spinner animating") that the code only does. Chosen by the prose rule (the
+/// highest threshold at which no code query set wrongly abstains on more than
+/// one answerable query) over five sets, two of them written blind: at 1.4
+/// (tuned on `ignore` alone) the blind indicatif set abstained on 8 of its 29
+/// answerable queries. Lexical coverage tells unanswerable code questions
+/// apart poorly: at 0.85 a third of them are abstained on (two thirds at 1.4).
+pub const CODE_COVERAGE_FACTOR: f32 = 0.85;
 
 /// Coverage credit of a query word the hits hold only a synonym of. A synonym
 /// addresses the word less surely than the word itself, but a question put
