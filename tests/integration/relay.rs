@@ -117,6 +117,10 @@ fn reference_before_operation() {
         &["resolve", &r, "head", "5"],
         &["(`head` is not an operation)"],
     );
+    // Only a line clap refused is read that way: these are a query's words.
+    env.ctx(&["search", "resolve", &r, "head"])
+        .assert()
+        .stderr(predicate::str::contains("operation first").not());
 }
 
 /// Slices count characters and never split UTF-8.

@@ -97,12 +97,16 @@ pub enum Command {
 
 /// Runs the CLI with `args` (including the program name).
 pub fn run(args: impl IntoIterator<Item = OsString>) -> ExitCode {
-    let mut args: Vec<OsString> = args.into_iter().collect();
-    if let Err(message) = reference_first(&mut args) {
-        eprintln!("error: {message}");
-        return ExitCode::from(2);
-    }
-    let cli = match Cli::try_parse_from(args) {
+    let args: Vec<OsString> = args.into_iter().collect();
+    let parsed = Cli::try_parse_from(&args).or_else(|e| match reference_first(&args) {
+        Some(Ok(swapped)) => Cli::try_parse_from(swapped),
+        Some(Err(message)) => Err(clap::Error::raw(
+            clap::error::ErrorKind::InvalidSubcommand,
+            format!("{message}\n"),
+        )),
+        None => Err(e),
+    });
+    let cli = match parsed {
         Ok(cli) => cli,
         Err(e) => {
             let code = if e.use_stderr() { 2 } else { 0 };
@@ -122,37 +126,37 @@ pub fn run(args: impl IntoIterator<Item = OsString>) -> ExitCode {
     }
 }
 
-/// Accepts `ctx resolve internal://ID OP …`, the order agents often write,
-/// as `ctx resolve OP internal://ID …`; a reference with no operation after
-/// it gets an error listing the operations instead of clap's "unrecognized
-/// subcommand".
-fn reference_first(args: &mut [OsString]) -> Result<(), String> {
-    let Some(at) = args.iter().position(|a| a == "resolve") else {
-        return Ok(());
-    };
-    let is_reference = |a: &OsString| a.to_str().is_some_and(|s| s.starts_with("internal://"));
-    if !args.get(at + 1).is_some_and(is_reference) {
-        return Ok(());
+/// For a command line clap refused: `ctx resolve internal://ID OP …`, the
+/// order agents often write, as `ctx resolve OP internal://ID …`, or for a
+/// reference with no operation after it an error listing the operations
+/// (instead of clap's "unrecognized subcommand"). `None` when the line is not
+/// of that shape.
+fn reference_first(args: &[OsString]) -> Option<Result<Vec<OsString>, String>> {
+    let at = args.iter().position(|a| a == "resolve")?;
+    let reference = args.get(at + 1)?.to_str()?;
+    if !reference.starts_with("internal://") {
+        return None;
     }
     let command = Cli::command();
     let ops: Vec<&str> = command
-        .find_subcommand("resolve")
-        .map(|r| r.get_subcommands().map(|c| c.get_name()).collect())
-        .unwrap_or_default();
-    match args.get(at + 2).and_then(|a| a.to_str()) {
+        .find_subcommand("resolve")?
+        .get_subcommands()
+        .map(|c| c.get_name())
+        .collect();
+    Some(match args.get(at + 2).and_then(|a| a.to_str()) {
         Some(op) if ops.contains(&op) => {
-            args.swap(at + 1, at + 2);
-            Ok(())
+            let mut swapped = args.to_vec();
+            swapped.swap(at + 1, at + 2);
+            Ok(swapped)
         }
         other => Err(format!(
-            "`ctx resolve` takes the operation first, then the reference: `ctx resolve {} {} …`{}",
+            "`ctx resolve` takes the operation first, then the reference: `ctx resolve {} {reference} …`{}",
             ops.join("|"),
-            args[at + 1].to_string_lossy(),
             other
                 .map(|o| format!(" (`{o}` is not an operation)"))
                 .unwrap_or_default()
         )),
-    }
+    })
 }
 
 /// `e` and its causes, `: `-joined, leaving out a cause its error already
