@@ -192,6 +192,9 @@ def main():
     if "eval" in only:
         bench_eval(a.bin, segs["rust-book"], os.path.join(ROOT, "fixtures/eval/rust-book.jsonl"))
         bench_eval(a.bin, segs["k8s-enhancements"], os.path.join(ROOT, "fixtures/eval/k8s.jsonl"))
+        # Written blind (fixtures/eval/README.md).
+        bench_eval(a.bin, segs["rust-book"], os.path.join(ROOT, "fixtures/eval/rust-book-blind.jsonl"))
+        bench_eval(a.bin, segs["k8s-enhancements"], os.path.join(ROOT, "fixtures/eval/k8s-blind.jsonl"))
         # Code search: the `ignore` crate (ctx depends on it, so `cargo fetch` has it).
         bench_eval(a.bin, copy_crate("ignore-0.4.34"), os.path.join(ROOT, "fixtures/eval/code-ignore.jsonl"), build=True)
         # clap_builder and the MCP Python SDK the tests install (see fixtures/eval/README.md
