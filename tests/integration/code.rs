@@ -277,19 +277,26 @@ fn compiled_method(prefix: &str) -> String {
     )
 }
 
+/// A built project holding [`compiled_method`] in `dist/esm` and `dist/cjs`,
+/// and `other` at `path`.
+fn compiled_copies(path: &str, other: &str) -> Env {
+    let env = Env::empty();
+    env.write("dist/esm/transport.js", compiled_method(""));
+    env.write("dist/cjs/transport.js", compiled_method("types_js_1."));
+    env.write(path, other);
+    env.ctx(&["build"]).assert().success();
+    env
+}
+
 /// A package's `esm` and `cjs` builds hold one method twice: the copy is folded
 /// into the better-ranked hit and named there, and the slot goes to the next
 /// distinct hit, in search, in the MCP-style text and in evidence.
 #[test]
 fn compiled_copies_fold_into_one_hit() {
-    let env = Env::empty();
-    env.write("dist/esm/transport.js", compiled_method(""));
-    env.write("dist/cjs/transport.js", compiled_method("types_js_1."));
-    env.write(
+    let env = compiled_copies(
         "dist/esm/client.js",
         "/** Sends the protocol version the client supports in its first request. */\nexport function sendVersion(client) {\n    return client.request({ protocolVersion: LATEST_VERSION });\n}\n",
     );
-    env.ctx(&["build"]).assert().success();
     let query = "which error answers an unsupported protocol version";
     let r = env.json(&["search", query, "-k", "2"]);
     let hits = r["hits"].as_array().unwrap();
@@ -340,14 +347,10 @@ fn compiled_copies_fold_into_one_hit() {
 /// other code is still a choice to make.
 #[test]
 fn symbol_copies_are_one_candidate() {
-    let env = Env::empty();
-    env.write("dist/esm/transport.js", compiled_method(""));
-    env.write("dist/cjs/transport.js", compiled_method("types_js_1."));
-    env.write(
+    let env = compiled_copies(
         "src/transport.js",
         "export class Transport {\n    validateProtocolVersion(req) {\n        return req.version === 3 ? undefined : 'too old';\n    }\n}\n",
     );
-    env.ctx(&["build"]).assert().success();
     let name = "Transport.validateProtocolVersion";
     let list = env.ctx(&["symbol", name]).output().unwrap();
     assert_eq!(list.status.code(), Some(1));
