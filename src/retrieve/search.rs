@@ -122,13 +122,6 @@ pub struct Hit {
     pub duplicates: Vec<Duplicate>,
 }
 
-impl Hit {
-    /// `doc:lines (id)` of each folded copy, comma-separated, for text output.
-    pub fn copies(&self) -> String {
-        Duplicate::list(&self.duplicates)
-    }
-}
-
 /// A lower-ranked copy of a hit, at another place.
 #[derive(Debug, Clone, Serialize)]
 pub struct Duplicate {

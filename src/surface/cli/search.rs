@@ -10,7 +10,7 @@ use super::{Cli, open};
 use crate::config::Settings;
 use crate::error::Error;
 use crate::pipeline::{self, BuildOptions};
-use crate::retrieve::{DEFAULT_BUDGET, Retriever};
+use crate::retrieve::{DEFAULT_BUDGET, Duplicate, Retriever};
 use crate::segment::Segment;
 use crate::surface::mcp::tools::{
     DEFAULT_K, DEFAULT_MAX_CHUNKS, EvidenceParams, GetParams, MAX_K, ModeParam, ScopeParam,
@@ -189,7 +189,10 @@ pub(super) fn search(cli: &Cli, p: &Printer, args: &SearchArgs) -> anyhow::Resul
                 p.dim(&sanitize(&h.preview)),
             ));
             if !h.duplicates.is_empty() {
-                p.text(&format!("   also in {}\n", sanitize(&h.copies())));
+                p.text(&format!(
+                    "   also in {}\n",
+                    sanitize(&Duplicate::list(&h.duplicates))
+                ));
             }
         }
     }

@@ -35,35 +35,26 @@ pub struct SymbolArgs {
 
 /// One symbol: its chunks (several when it was split into parts).
 struct Found {
-    doc: String,
     qualified: String,
     kind: String,
-    id: String,
+    /// Lines of all its parts.
     lines: [usize; 2],
-    /// Its first chunk, holding the text of all its parts.
+    /// Its first chunk (ID, document), holding the text of all its parts.
     whole: Chunk,
     /// The same code at other places (a package's `dist/cjs` and `dist/esm`).
     copies: Vec<Duplicate>,
 }
 
-impl Found {
-    /// Whether `other` holds the same code as `self` at another place, as
-    /// search folds copies. Whole texts are compared: a split symbol's two
-    /// copies can be cut at different lines.
-    fn copied_by(&self, other: &Found) -> bool {
-        near_duplicate(&self.whole, &other.whole)
-    }
-}
-
-/// Folds each candidate that copies an earlier one into it: copies are one
-/// answer, not a choice to make.
+/// Folds each candidate that copies an earlier one into it (search's rule
+/// for copies, on whole texts: a split symbol's two copies can be cut at
+/// different lines): copies are one answer, not a choice to make.
 fn fold_copies(found: Vec<Found>) -> Vec<Found> {
     let mut kept: Vec<Found> = Vec::new();
     for f in found {
-        match kept.iter_mut().find(|k| k.copied_by(&f)) {
+        match kept.iter_mut().find(|k| near_duplicate(&k.whole, &f.whole)) {
             Some(k) => k.copies.push(Duplicate {
-                id: f.id,
-                doc: f.doc,
+                id: f.whole.id,
+                doc: f.whole.doc,
                 lines: f.lines,
             }),
             None => kept.push(f),
@@ -101,7 +92,7 @@ fn candidates(chunks: Vec<Chunk>, name: &str, file: Option<&str>, fold: bool) ->
         }
         match found
             .iter_mut()
-            .find(|x| x.doc == c.doc && x.qualified == sym.qualified)
+            .find(|x| x.whole.doc == c.doc && x.qualified == sym.qualified)
         {
             // Parts of one split symbol: widen the range.
             Some(x) => {
@@ -110,10 +101,8 @@ fn candidates(chunks: Vec<Chunk>, name: &str, file: Option<&str>, fold: bool) ->
                 x.whole.text.push_str(&c.text);
             }
             None => found.push(Found {
-                doc: c.doc.clone(),
                 qualified: sym.qualified.clone(),
                 kind: sym.kind.clone(),
-                id: c.id.clone(),
                 lines: c.lines,
                 whole: c,
                 copies: Vec::new(),
@@ -159,7 +148,7 @@ pub(super) fn symbol(cli: &Cli, p: &Printer, args: &SymbolArgs) -> anyhow::Resul
         if p.json {
             let list: Vec<_> = found
                 .iter()
-                .map(|f| serde_json::json!({"id": f.id, "symbol": f.qualified, "kind": f.kind, "doc": f.doc, "lines": f.lines, "duplicates": f.copies}))
+                .map(|f| serde_json::json!({"id": f.whole.id, "symbol": f.qualified, "kind": f.kind, "doc": f.whole.doc, "lines": f.lines, "duplicates": f.copies}))
                 .collect();
             p.json(&serde_json::json!({"candidates": list}));
         } else {
@@ -179,7 +168,7 @@ pub(super) fn symbol(cli: &Cli, p: &Printer, args: &SymbolArgs) -> anyhow::Resul
                     "  {:<10} {}  {}:{}-{}\n",
                     f.kind,
                     sanitize(&f.qualified),
-                    sanitize(&f.doc),
+                    sanitize(&f.whole.doc),
                     f.lines[0],
                     f.lines[1]
                 ));
@@ -195,7 +184,7 @@ pub(super) fn symbol(cli: &Cli, p: &Printer, args: &SymbolArgs) -> anyhow::Resul
         return Ok(ExitCode::from(1));
     }
     let f = &found[0];
-    let path = seg.root.join(&f.doc);
+    let path = seg.root.join(&f.whole.doc);
     let source = std::fs::read_to_string(&path).map_err(|e| Error::io("cannot read", &path, e))?;
     let lines: Vec<&str> = source.split_inclusive('\n').collect();
     let first = f.lines[0].saturating_sub(args.context_lines).max(1);
@@ -213,7 +202,7 @@ pub(super) fn symbol(cli: &Cli, p: &Printer, args: &SymbolArgs) -> anyhow::Resul
     let cut = shown_to < last_line;
     if p.json {
         p.json(&serde_json::json!({
-            "id": f.id, "symbol": f.qualified, "kind": f.kind, "doc": f.doc,
+            "id": f.whole.id, "symbol": f.qualified, "kind": f.kind, "doc": f.whole.doc,
             "symbol_lines": f.lines, "lines": [first, shown_to], "text": text,
             "token_est": tokens::estimate(&text), "truncated": cut,
             "duplicates": f.copies,
@@ -221,10 +210,10 @@ pub(super) fn symbol(cli: &Cli, p: &Printer, args: &SymbolArgs) -> anyhow::Resul
     } else {
         p.text(&format!(
             "{} {} {} ({}:{}-{})\n{}",
-            p.accent(&format!("[{}]", f.id)),
+            p.accent(&format!("[{}]", f.whole.id)),
             f.kind,
             sanitize(&f.qualified),
-            sanitize(&f.doc),
+            sanitize(&f.whole.doc),
             first,
             shown_to,
             sanitize(&text)

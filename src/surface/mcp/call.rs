@@ -23,7 +23,7 @@ use crate::config::Settings;
 use crate::error::Error;
 use crate::relay::resolve::{self, Part};
 use crate::relay::store::{self, Access, Opened};
-use crate::retrieve::{Evidence, GetResult, Retriever, SearchResult};
+use crate::retrieve::{Duplicate, Evidence, GetResult, Retriever, SearchResult};
 use crate::segment::Segment;
 
 /// `internal_resource_read` returns at most this many characters: about the
@@ -346,7 +346,7 @@ pub(crate) fn render_search(query: &str, r: &SearchResult) -> String {
             h.preview
         ));
         if !h.duplicates.is_empty() {
-            out.push_str(&format!("   also in {}\n", h.copies()));
+            out.push_str(&format!("   also in {}\n", Duplicate::list(&h.duplicates)));
         }
     }
     out
