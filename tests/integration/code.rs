@@ -71,6 +71,53 @@ fn code_search_and_symbol() {
     assert!(sk["chunks"][0]["token_est"].as_u64().unwrap() <= first["token_est"].as_u64().unwrap());
 }
 
+/// `ctx evidence --kind` keeps to code or to docs, like `ctx search --kind`,
+/// and a misspelt kind is refused with the values it takes.
+#[test]
+fn evidence_by_kind() {
+    let env = Env::fixture("code");
+    std::fs::write(
+        env.path().join("GUIDE.md"),
+        "# Guide\n\n## Walking\n\nThe walk builder builds a walker over a directory tree.\n",
+    )
+    .unwrap();
+    env.ctx(&["build", "-q"]).assert().success();
+    let docs_of = |kind: &str| -> Vec<String> {
+        let r = env.json(&[
+            "evidence",
+            "--kind",
+            kind,
+            "--no-build",
+            "--budget",
+            "600",
+            "walk builder build",
+        ]);
+        let chunks = r["chunks"].as_array().unwrap();
+        assert!(!chunks.is_empty(), "{kind}: {r}");
+        chunks
+            .iter()
+            .map(|c| c["doc"].as_str().unwrap().to_string())
+            .collect()
+    };
+    let code = docs_of("code");
+    assert!(code.iter().all(|d| !d.ends_with(".md")), "{code:?}");
+    assert_eq!(docs_of("docs"), ["GUIDE.md"]);
+    let all = docs_of("all");
+    assert!(
+        all.iter().any(|d| d == "GUIDE.md") && all.iter().any(|d| !d.ends_with(".md")),
+        "{all:?}"
+    );
+    env.ctx(&["evidence", "--kind", "cod", "--no-build", "walk"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "invalid value 'cod' for '--kind <KIND>'",
+        ))
+        .stderr(predicate::str::contains(
+            "[possible values: code, docs, all]",
+        ));
+}
+
 /// `ctx symbol`: the exact node with context, a list for ambiguous names, a
 /// clear error for unknown ones.
 #[test]

@@ -170,6 +170,68 @@ fn errors_are_results_the_model_can_act_on() {
     }
 }
 
+/// `kind` keeps ctx_search and ctx_evidence to code or to docs, as `--kind`
+/// does on the command line; a kind it does not know is named in the error.
+#[test]
+fn search_and_evidence_by_kind() {
+    test_tools();
+    let env = Env::fixture("code");
+    std::fs::write(
+        env.path().join("GUIDE.md"),
+        "# Guide\n\n## Walking\n\nThe walk builder builds a walker over a directory tree.\n",
+    )
+    .unwrap();
+    env.ctx(&["build", "-q"]).assert().success();
+    let command = vec![
+        ctx_bin(),
+        "mcp".into(),
+        "-s".into(),
+        env.path().to_string_lossy().into_owned(),
+        "--no-build".into(),
+    ];
+    let query = "walk builder build";
+    let report = pyclient(
+        "auto",
+        &command,
+        json!([
+            call("ctx_search", json!({"query": query, "kind": "code"})),
+            call("ctx_search", json!({"query": query, "kind": "docs"})),
+            call(
+                "ctx_evidence",
+                json!({"query": query, "kind": "code", "budget": 600})
+            ),
+            call(
+                "ctx_evidence",
+                json!({"query": query, "kind": "docs", "budget": 600})
+            ),
+            call("ctx_search", json!({"query": query, "kind": "binary"})),
+        ]),
+    );
+    let steps = report["steps"].as_array().expect("steps");
+    let docs = |step: &Value, list: &str| -> Vec<String> {
+        assert_ok(step);
+        step["structuredContent"][list]
+            .as_array()
+            .expect("a list")
+            .iter()
+            .map(|h| h["doc"].as_str().expect("doc").to_string())
+            .collect()
+    };
+    for (step, list) in [(&steps[0], "hits"), (&steps[2], "chunks")] {
+        let d = docs(step, list);
+        assert!(
+            !d.is_empty() && d.iter().all(|d| !d.ends_with(".md")),
+            "{d:?}"
+        );
+    }
+    assert_eq!(docs(&steps[1], "hits"), ["GUIDE.md"]);
+    assert_eq!(docs(&steps[3], "chunks"), ["GUIDE.md"]);
+    assert_tool_error(
+        &steps[4],
+        "unknown variant `binary`, expected one of `code`, `docs`, `all`",
+    );
+}
+
 /// `resources/read` serves the digest and `internal://` references; the
 /// capability is advertised.
 #[test]

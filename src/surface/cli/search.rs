@@ -13,21 +13,10 @@ use crate::pipeline::{self, BuildOptions};
 use crate::retrieve::{DEFAULT_BUDGET, Duplicate, Retriever};
 use crate::segment::Segment;
 use crate::surface::mcp::tools::{
-    DEFAULT_K, DEFAULT_MAX_CHUNKS, EvidenceParams, GetParams, MAX_K, ModeParam, ScopeParam,
-    SearchParams,
+    DEFAULT_K, DEFAULT_MAX_CHUNKS, EvidenceParams, GetParams, KindParam, MAX_K, ModeParam,
+    ScopeParam, SearchParams,
 };
 use crate::surface::output::{Printer, sanitize};
-
-/// Which chunk kinds a search covers.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum KindArg {
-    /// Source code symbols.
-    Code,
-    /// Markdown and text.
-    Docs,
-    /// Everything.
-    All,
-}
 
 /// A hit or chunk count: 1 to [`MAX_K`], refused with the range otherwise.
 fn count_1_to_max() -> clap::builder::RangedU64ValueParser<usize> {
@@ -48,8 +37,8 @@ pub struct SearchArgs {
     #[arg(long, value_name = "GLOB")]
     pub doc: Option<String>,
     /// Only code, only docs, or all.
-    #[arg(long, value_enum, default_value_t = KindArg::All)]
-    pub kind: KindArg,
+    #[arg(long, value_enum, default_value_t = KindParam::All)]
+    pub kind: KindParam,
     /// Project docs, boxed tool outputs, or both.
     #[arg(long, value_enum, default_value_t = ScopeParam::Docs)]
     pub scope: ScopeParam,
@@ -94,6 +83,9 @@ pub struct EvidenceArgs {
     /// Only documents whose path matches this glob.
     #[arg(long, value_name = "GLOB")]
     pub doc: Option<String>,
+    /// Only code, only docs, or all.
+    #[arg(long, value_enum, default_value_t = KindParam::All)]
+    pub kind: KindParam,
     /// Do not build or refresh the pack first.
     #[arg(long)]
     pub no_build: bool,
@@ -140,14 +132,9 @@ fn search_options(args: &SearchArgs) -> crate::retrieve::SearchOptions {
         k: Some(args.k),
         doc: args.doc.clone(),
         scope: Some(args.scope),
+        kind: Some(args.kind),
     };
-    let mut options = params.options();
-    options.kinds = match args.kind {
-        KindArg::Code => Some(vec!["code".into()]),
-        KindArg::Docs => Some(vec!["markdown".into(), "text".into(), "json".into()]),
-        KindArg::All => None,
-    };
-    options
+    params.options()
 }
 
 pub(super) fn search(cli: &Cli, p: &Printer, args: &SearchArgs) -> anyhow::Result<ExitCode> {
@@ -256,6 +243,7 @@ pub(super) fn evidence(cli: &Cli, p: &Printer, args: &EvidenceArgs) -> anyhow::R
     let params = EvidenceParams {
         query: args.query.join(" "),
         budget: Some(args.budget),
+        kind: Some(args.kind),
     };
     let mut options = params.options(settings.max_budget);
     options.max_chunks = args.max_chunks;

@@ -152,7 +152,7 @@ mod tests {
         let tool = definition(ToolName::Search, ToolSet::default());
         assert_eq!(
             signature(&tool),
-            r#"{"query": string, "k"?: integer, "doc"?: string, "scope"?: "docs"|"relay"|"all"}"#
+            r#"{"query": string, "k"?: integer, "doc"?: string, "scope"?: "docs"|"relay"|"all", "kind"?: "code"|"docs"|"all"}"#
         );
     }
 }

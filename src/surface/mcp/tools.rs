@@ -42,6 +42,31 @@ pub enum ScopeParam {
     All,
 }
 
+/// Which chunk kinds a search covers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, JsonSchema, clap::ValueEnum)]
+#[serde(rename_all = "lowercase")]
+#[schemars(crate = "rmcp::schemars")]
+pub enum KindParam {
+    /// Source code symbols.
+    Code,
+    /// Markdown and text.
+    Docs,
+    /// Everything.
+    #[default]
+    All,
+}
+
+impl KindParam {
+    /// The chunk kinds it keeps (`None`: all of them).
+    pub fn kinds(self) -> Option<Vec<String>> {
+        match self {
+            KindParam::Code => Some(vec!["code".into()]),
+            KindParam::Docs => Some(vec!["markdown".into(), "text".into(), "json".into()]),
+            KindParam::All => None,
+        }
+    }
+}
+
 /// How much of each chunk `get` returns.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, JsonSchema, clap::ValueEnum)]
 #[serde(rename_all = "lowercase")]
@@ -69,10 +94,12 @@ pub struct SearchParams {
     pub doc: Option<String>,
     /// docs (default): project files; relay: stored tool outputs; all: both.
     pub scope: Option<ScopeParam>,
+    /// code: only source symbols; docs: only Markdown and text; all (default).
+    pub kind: Option<KindParam>,
 }
 
 impl SearchParams {
-    /// The library options of this search (`ctx search` adds `--kind`).
+    /// The library options of this search.
     pub fn options(&self) -> SearchOptions {
         self.options_in(ToolSet::default())
     }
@@ -88,6 +115,7 @@ impl SearchParams {
                 ScopeParam::Relay => retrieve::Scope::Relay,
                 ScopeParam::All => retrieve::Scope::All,
             },
+            kinds: self.kind.unwrap_or_default().kinds(),
             ..SearchOptions::default()
         }
     }
@@ -133,6 +161,8 @@ pub struct EvidenceParams {
     pub query: String,
     /// Token budget (default 1200).
     pub budget: Option<usize>,
+    /// code: only source symbols; docs: only Markdown and text; all (default).
+    pub kind: Option<KindParam>,
 }
 
 impl EvidenceParams {
@@ -143,7 +173,10 @@ impl EvidenceParams {
             budget: self.budget.unwrap_or(DEFAULT_BUDGET),
             cap,
             max_chunks: DEFAULT_MAX_CHUNKS,
-            search: SearchOptions::default(),
+            search: SearchOptions {
+                kinds: self.kind.unwrap_or_default().kinds(),
+                ..SearchOptions::default()
+            },
         }
     }
 }
@@ -316,7 +349,7 @@ impl ToolName {
     pub fn usage(self) -> &'static str {
         match self {
             ToolName::Search => {
-                r#"Use it first, then ctx_get the top 2 IDs. If it answers "no evidence", say the docs do not cover it; do not guess. Example: {"query":"how to rotate the signing key"} then ctx_get {"ids":["<id1>","<id2>"],"mode":"excerpt","query":"rotate signing key"}."#
+                r#"Use it first, then ctx_get the top 2 IDs. If it answers "no evidence", say the docs do not cover it; do not guess. "kind":"code" keeps to functions and types. Example: {"query":"how to rotate the signing key"} then ctx_get {"ids":["<id1>","<id2>"],"mode":"excerpt","query":"rotate signing key"}."#
             }
             ToolName::Get => {
                 r#"raw: whole chunks (what does not fit is listed as omitted); excerpt: trimmed around query; skeleton: headings and first lines. Example: {"ids":["deploy:3fa9c2e1d0"],"mode":"excerpt","query":"rollback","budget":800}."#
