@@ -105,6 +105,23 @@ fn reference_before_operation() {
         assert!(out.contains("982451653"), "{out}");
         assert_eq!(out, resolve(&env, &usual));
     }
+    // grep's own order: the pattern, then the file (here, the reference).
+    assert_eq!(
+        resolve(&env, &["grep", "final number", &r, "-C", "0"]),
+        resolve(&env, &["grep", &r, "final number", "-C", "0"])
+    );
+    let json = boxed(
+        env.path(),
+        r#"{"items":[{"n":7},{"n":9}]}"#,
+        &["--threshold-chars", "5"],
+    );
+    let json = json.trim();
+    assert_eq!(resolve(&env, &["query", ".items[1].n", json]).trim(), "9");
+    refused(
+        &env,
+        &["resolve", "grep", "final number", "not-a-reference"],
+        &["error: `final number` is not a relay reference"],
+    );
     refused(
         &env,
         &["resolve", &r],

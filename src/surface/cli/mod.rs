@@ -134,7 +134,7 @@ pub fn run(args: impl IntoIterator<Item = OsString>) -> ExitCode {
 fn reference_first(args: &[OsString]) -> Option<Result<Vec<OsString>, String>> {
     let at = args.iter().position(|a| a == "resolve")?;
     let reference = args.get(at + 1)?.to_str()?;
-    if !reference.starts_with("internal://") {
+    if !reference.starts_with(crate::relay::reference::SCHEME) {
         return None;
     }
     let command = Cli::command();

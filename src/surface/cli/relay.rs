@@ -321,16 +321,37 @@ pub(super) fn box_cmd(cli: &Cli, p: &Printer, args: &BoxArgs) -> anyhow::Result<
     Ok(ExitCode::SUCCESS)
 }
 
+/// The reference and the pattern (or jq filter) of `grep`/`query`, also when
+/// written in grep's own order (`grep PATTERN internal://ID`): a reference in
+/// the second place and none in the first can only mean that.
+fn in_order<'a>(reference: &'a str, operand: &'a str) -> (&'a str, &'a str) {
+    if !reference.starts_with(crate::relay::reference::SCHEME)
+        && operand.starts_with(crate::relay::reference::SCHEME)
+    {
+        (operand, reference)
+    } else {
+        (reference, operand)
+    }
+}
+
 pub(super) fn resolve_cmd(cli: &Cli, p: &Printer, args: &ResolveArgs) -> anyhow::Result<ExitCode> {
     let (seg, _) = open(cli)?;
     let access = args.session.access()?;
-    let reference = match &args.op {
+    let (reference, operand) = match &args.op {
         ResolveCmd::Length { reference }
         | ResolveCmd::Slice { reference, .. }
         | ResolveCmd::Lines { reference, .. }
-        | ResolveCmd::Grep { reference, .. }
-        | ResolveCmd::Query { reference, .. }
-        | ResolveCmd::Read { reference } => reference,
+        | ResolveCmd::Read { reference } => (reference.as_str(), ""),
+        ResolveCmd::Grep {
+            reference,
+            pattern: operand,
+            ..
+        }
+        | ResolveCmd::Query {
+            reference,
+            jq: operand,
+            ..
+        } => in_order(reference, operand),
     };
     let opened = store::open(&seg, reference, &access)?;
     let v = opened.value.as_str();
@@ -352,15 +373,15 @@ pub(super) fn resolve_cmd(cli: &Cli, p: &Printer, args: &ResolveArgs) -> anyhow:
         ResolveCmd::Lines { start, count, .. } => print_part(p, resolve::lines(v, *start, *count)),
         ResolveCmd::Read { .. } => print_part(p, resolve::read(v)),
         ResolveCmd::Grep {
-            pattern,
             window,
             ignore_case,
             max_results,
             ..
         } => {
+            let pattern = operand;
             let params = GrepParams {
-                opaque_reference: reference.clone(),
-                pattern: pattern.clone(),
+                opaque_reference: reference.to_string(),
+                pattern: pattern.to_string(),
                 window: Some(*window),
             };
             let options = GrepOptions {
@@ -379,16 +400,16 @@ pub(super) fn resolve_cmd(cli: &Cli, p: &Printer, args: &ResolveArgs) -> anyhow:
             }
         }
         ResolveCmd::Query {
-            jq,
             compact,
             raw,
             max_output_chars,
             timeout,
             ..
         } => {
+            let jq = operand;
             let params = QueryParams {
-                opaque_reference: reference.clone(),
-                jq: jq.clone(),
+                opaque_reference: reference.to_string(),
+                jq: jq.to_string(),
             };
             let mut options = params.options();
             options.compact = *compact;
