@@ -94,7 +94,7 @@ pub struct SearchParams {
     pub doc: Option<String>,
     /// docs (default): project files; relay: stored tool outputs; all: both.
     pub scope: Option<ScopeParam>,
-    /// code: only source symbols; docs: only Markdown and text; all (default).
+    /// code (symbols), docs or all (default).
     pub kind: Option<KindParam>,
 }
 
@@ -161,7 +161,7 @@ pub struct EvidenceParams {
     pub query: String,
     /// Token budget (default 1200).
     pub budget: Option<usize>,
-    /// code: only source symbols; docs: only Markdown and text; all (default).
+    /// code (symbols), docs or all (default).
     pub kind: Option<KindParam>,
 }
 
