@@ -75,13 +75,7 @@ fn code_search_and_symbol() {
 /// and a misspelt kind is refused with the values it takes.
 #[test]
 fn evidence_by_kind() {
-    let env = Env::fixture("code");
-    std::fs::write(
-        env.path().join("GUIDE.md"),
-        "# Guide\n\n## Walking\n\nThe walk builder builds a walker over a directory tree.\n",
-    )
-    .unwrap();
-    env.ctx(&["build", "-q"]).assert().success();
+    let env = Env::code_and_docs();
     let docs_of = |kind: &str| -> Vec<String> {
         let r = env.json(&[
             "evidence",

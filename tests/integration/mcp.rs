@@ -175,13 +175,7 @@ fn errors_are_results_the_model_can_act_on() {
 #[test]
 fn search_and_evidence_by_kind() {
     test_tools();
-    let env = Env::fixture("code");
-    std::fs::write(
-        env.path().join("GUIDE.md"),
-        "# Guide\n\n## Walking\n\nThe walk builder builds a walker over a directory tree.\n",
-    )
-    .unwrap();
-    env.ctx(&["build", "-q"]).assert().success();
+    let env = Env::code_and_docs();
     let command = vec![
         ctx_bin(),
         "mcp".into(),

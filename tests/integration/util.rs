@@ -52,6 +52,18 @@ impl Env {
         env
     }
 
+    /// `fixtures/code` plus a Markdown guide about the same walk builder,
+    /// built: a query matches both kinds.
+    pub fn code_and_docs() -> Env {
+        let env = Env::fixture("code");
+        env.write(
+            "GUIDE.md",
+            "# Guide\n\n## Walking\n\nThe walk builder builds a walker over a directory tree.\n",
+        );
+        env.ctx(&["build", "-q"]).assert().success();
+        env
+    }
+
     /// The segment root.
     pub fn path(&self) -> &Path {
         self.dir.path()
