@@ -79,6 +79,18 @@ pub enum Error {
         /// Files the catalog holds.
         indexed: usize,
     },
+    /// A search of project files in a segment that has none.
+    #[error(
+        "nothing is indexed in `{}`: it has no Markdown, text or code files ctx reads{}. Run ctx in your project's directory or pass `-s DIR` (what is read: `include` and `exclude` in _ctx/ctx.toml)",
+        root.display(),
+        if *boxed { "; only boxed tool outputs are, which scope relay searches (`--scope relay`)" } else { "" }
+    )]
+    NothingIndexed {
+        /// The segment root.
+        root: PathBuf,
+        /// Whether tool outputs are boxed there.
+        boxed: bool,
+    },
     /// A pack file that cannot be read as a pack.
     #[error("context pack `{path}` cannot be read: {message}")]
     BadPack {

@@ -203,6 +203,13 @@ impl Retriever {
                     .into(),
             ));
         }
+        // "No evidence" would blame the question for what is a wrong directory.
+        if opts.scope == Scope::Docs && !self.reader.has_scope("docs") {
+            return Err(Error::NothingIndexed {
+                root: self.seg.root.clone(),
+                boxed: self.reader.has_scope("relay"),
+            });
+        }
         let filter = self.filter(opts)?;
         let k = opts.k.max(1);
         // Parts of one section would crowd each other out: fetch extra and keep
@@ -345,12 +352,19 @@ impl Retriever {
                     .build()
                     .map_err(|e| Error::Invalid(format!("invalid --doc glob `{glob}`: {e}")))?
                     .compile_matcher();
-                let docs: Vec<String> = self
-                    .catalog
-                    .files()?
-                    .into_keys()
-                    .filter(|d| m.is_match(d))
-                    .collect();
+                let files = self.catalog.files()?;
+                let docs: Vec<String> = files.keys().filter(|d| m.is_match(d)).cloned().collect();
+                // Searching no document would answer "no evidence", blaming the
+                // question for a mistyped path.
+                if docs.is_empty() && !files.is_empty() {
+                    let mut some: Vec<&String> = files.keys().collect();
+                    some.sort();
+                    let some: Vec<String> = some.iter().take(3).map(|d| format!("`{d}`")).collect();
+                    return Err(Error::Invalid(format!(
+                        "no indexed document matches the doc glob `{glob}`; globs match paths relative to the segment root, e.g. {}",
+                        some.join(", ")
+                    )));
+                }
                 Some(docs)
             }
         };

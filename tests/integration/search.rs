@@ -2,7 +2,7 @@
 
 use predicates::prelude::*;
 
-use super::util::Env;
+use super::util::{Env, boxed};
 
 fn demo() -> Env {
     let env = Env::fixture("demo");
@@ -550,10 +550,49 @@ fn a_refresh_keeps_the_pack_when_every_source_is_gone() {
         .assert()
         .success()
         .stdout(predicate::str::contains("1 removed"));
+    // Nothing indexed is a wrong directory, not a question the docs miss.
     env.ctx(&["search", "when is a stale lock broken"])
         .assert()
-        .code(1)
-        .stdout(predicate::str::contains("No evidence"));
+        .code(2)
+        .stdout(predicate::str::contains("No evidence").not())
+        .stderr(predicate::str::contains(format!(
+            "error: nothing is indexed in `{}`: it has no Markdown, text or code files ctx reads. Run ctx in your project's directory or pass `-s DIR`",
+            env.path().display()
+        )));
+    let boxed = boxed(
+        env.path(),
+        "a stale lock was broken at 12:00\n",
+        &["--threshold-chars", "5"],
+    );
+    assert!(boxed.starts_with("internal://"), "{boxed}");
+    env.ctx(&["evidence", "when is a stale lock broken"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "only boxed tool outputs are, which scope relay searches (`--scope relay`)",
+        ));
+    env.ctx(&["search", "--scope", "relay", "when is a stale lock broken"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("stale lock was broken"));
+}
+
+/// A `--doc` glob that matches no indexed document is named, with paths that
+/// show how globs are written, instead of answering "no evidence".
+#[test]
+fn a_doc_glob_matching_nothing_is_named() {
+    let env = demo();
+    for cmd in ["search", "evidence"] {
+        env.ctx(&[cmd, "--doc", "doc/**", "stale lock"])
+            .assert()
+            .code(2)
+            .stderr(predicate::str::contains(
+                "error: no indexed document matches the doc glob `doc/**`; globs match paths relative to the segment root, e.g. `README.md`, `agent.md`, `docs/architecture.md`",
+            ));
+    }
+    env.ctx(&["search", "--doc", "docs/**", "stale lock"])
+        .assert()
+        .success();
 }
 
 /// `ctx eval` on a labelled set: hit@5, recall@5, MRR@10, both abstention
