@@ -3,7 +3,7 @@
 
 use serde::Serialize;
 
-use super::{Fetched, GetOptions, Mode, Retriever, SearchOptions, SearchResult};
+use super::{Budget, Fetched, GetOptions, Mode, Retriever, SearchOptions, SearchResult};
 use crate::error::Result;
 
 /// Parameters of `evidence`.
@@ -61,6 +61,7 @@ impl Evidence {
 impl Retriever {
     /// Search + get in one call.
     pub fn evidence(&self, query: &str, opts: &EvidenceOptions) -> Result<Evidence> {
+        Budget::check(opts.budget)?;
         let mut search = opts.search.clone();
         search.k = search.k.max(opts.max_chunks * 2).max(8);
         let result = self.search(query, &search)?;

@@ -149,6 +149,10 @@ fn symbol_lookup() {
         "{s}"
     );
     assert!(qualified.iter().all(|q| s.contains(q.as_str())), "{s}");
+    env.ctx(&["symbol", "--no-build", "--budget", "0", name])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("error: the budget is 0 tokens"));
     env.ctx(&["symbol", "--no-build", "definitely_not_a_symbol"])
         .assert()
         .code(2)

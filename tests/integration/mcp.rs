@@ -140,13 +140,18 @@ fn errors_are_results_the_model_can_act_on() {
                 {"op": "read_resource", "uri": "file:///etc/passwd"},
                 call("ctx_get", json!({"ids": ["nosuchdoc:0000000000"]})),
                 call("ctx_search", json!({"query": "stale lock", "doc": "doc/**"})),
+                call("ctx_evidence", json!({"query": "stale lock", "budget": 0})),
             ]),
         );
         let steps = report["steps"].as_array().expect("steps");
         assert_tool_error(&steps[0], "unknown chunk ID `operations:0000000000`");
         assert_tool_error(&steps[0], "IDs of `docs/operations.md` include");
         assert_tool_error(&steps[13], "use ctx_search to find IDs");
-        assert_tool_error(&steps[14], "no indexed document matches the doc glob `doc/**`");
+        assert_tool_error(
+            &steps[14],
+            "no indexed document matches the doc glob `doc/**`",
+        );
+        assert_tool_error(&steps[15], "the budget is 0 tokens, which nothing fits");
         assert_tool_error(&steps[1], "is not a relay reference");
         assert_tool_error(&steps[2], "unknown reference `internal://zzzzzzzzzzzzzzzz`");
         assert_tool_error(&steps[3], "belongs to another session");

@@ -201,6 +201,18 @@ fn get_within_budget() {
             .unwrap()
             .contains("is over the cap of 16000")
     );
+    // A budget of 0 fits nothing; it is refused, not answered with nothing.
+    for args in [
+        &["get", "--budget", "0", &ids[0]][..],
+        &["evidence", "--budget", "0", "stale lock"],
+    ] {
+        env.ctx(args)
+            .assert()
+            .code(2)
+            .stderr(predicate::str::contains(
+                "error: the budget is 0 tokens, which nothing fits: give a positive budget (e.g. 800), or leave it out for the default",
+            ));
+    }
 }
 
 /// A stale ID points to the chunk now at the same heading path.

@@ -113,6 +113,7 @@ fn candidates(chunks: Vec<Chunk>, name: &str, file: Option<&str>, fold: bool) ->
 }
 
 pub(super) fn symbol(cli: &Cli, p: &Printer, args: &SymbolArgs) -> anyhow::Result<ExitCode> {
+    crate::retrieve::Budget::check(args.budget)?;
     let (seg, settings) = open(cli)?;
     super::search::refresh(&seg, &settings, args.no_build, p)?;
     let catalog = Catalog::open_read(&seg.db_path())?;
