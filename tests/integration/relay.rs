@@ -2,7 +2,7 @@
 
 use predicates::prelude::*;
 
-use super::util::{Env, boxed, ctx};
+use super::util::{Env, boxed, ctx, refused};
 
 fn resolve(env: &Env, args: &[&str]) -> String {
     let out = env.ctx(&["resolve"]).args(args).output().expect("run");
@@ -12,14 +12,6 @@ fn resolve(env: &Env, args: &[&str]) -> String {
         String::from_utf8_lossy(&out.stderr)
     );
     String::from_utf8(out.stdout).expect("utf8")
-}
-
-/// Runs `ctx -s <env> args…` and checks that it exits 2 with each of `says` on stderr.
-fn refused(env: &Env, args: &[&str], says: &[&str]) {
-    let mut assert = env.ctx(args).assert().code(2);
-    for s in says {
-        assert = assert.stderr(predicate::str::contains(*s));
-    }
 }
 
 fn transcript() -> String {

@@ -2,7 +2,7 @@
 
 use predicates::prelude::*;
 
-use super::util::{Env, boxed};
+use super::util::{Env, boxed, refused};
 
 fn demo() -> Env {
     let env = Env::fixture("demo");
@@ -206,12 +206,13 @@ fn get_within_budget() {
         &["get", "--budget", "0", &ids[0]][..],
         &["evidence", "--budget", "0", "stale lock"],
     ] {
-        env.ctx(args)
-            .assert()
-            .code(2)
-            .stderr(predicate::str::contains(
+        refused(
+            &env,
+            args,
+            &[
                 "error: the budget is 0 tokens, which nothing fits: give a positive budget (e.g. 800), or leave it out for the default",
-            ));
+            ],
+        );
     }
 }
 
@@ -577,12 +578,11 @@ fn a_refresh_keeps_the_pack_when_every_source_is_gone() {
         &["--threshold-chars", "5"],
     );
     assert!(boxed.starts_with("internal://"), "{boxed}");
-    env.ctx(&["evidence", "when is a stale lock broken"])
-        .assert()
-        .code(2)
-        .stderr(predicate::str::contains(
-            "only boxed tool outputs are, which scope relay searches (`--scope relay`)",
-        ));
+    refused(
+        &env,
+        &["evidence", "when is a stale lock broken"],
+        &["only boxed tool outputs are, which scope relay searches (`--scope relay`)"],
+    );
     env.ctx(&["search", "--scope", "relay", "when is a stale lock broken"])
         .assert()
         .success()
@@ -595,12 +595,13 @@ fn a_refresh_keeps_the_pack_when_every_source_is_gone() {
 fn a_doc_glob_matching_nothing_is_named() {
     let env = demo();
     for cmd in ["search", "evidence"] {
-        env.ctx(&[cmd, "--doc", "doc/**", "stale lock"])
-            .assert()
-            .code(2)
-            .stderr(predicate::str::contains(
+        refused(
+            &env,
+            &[cmd, "--doc", "doc/**", "stale lock"],
+            &[
                 "error: no indexed document matches the doc glob `doc/**`; globs match paths relative to the segment root, e.g. `README.md`, `agent.md`, `docs/architecture.md`",
-            ));
+            ],
+        );
     }
     env.ctx(&["search", "--doc", "docs/**", "stale lock"])
         .assert()

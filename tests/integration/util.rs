@@ -107,6 +107,14 @@ pub fn ctx() -> Command {
 }
 
 /// Recursive copy (symlinks copied as links).
+/// Runs `ctx -s <env> args…` and checks that it exits 2 with each of `says` on stderr.
+pub fn refused(env: &Env, args: &[&str], says: &[&str]) {
+    let mut assert = env.ctx(args).assert().code(2);
+    for s in says {
+        assert = assert.stderr(predicates::str::contains(*s));
+    }
+}
+
 pub fn copy_dir(from: &Path, to: &Path) {
     std::fs::create_dir_all(to).expect("mkdir");
     for entry in std::fs::read_dir(from).expect("read_dir") {
