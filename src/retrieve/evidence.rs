@@ -61,7 +61,8 @@ impl Evidence {
 impl Retriever {
     /// Search + get in one call.
     pub fn evidence(&self, query: &str, opts: &EvidenceOptions) -> Result<Evidence> {
-        Budget::check(opts.budget)?;
+        // Before the search: a budget nothing fits is refused without one.
+        let budget = Budget::new(opts.budget, opts.cap)?.applied;
         let mut search = opts.search.clone();
         search.k = search.k.max(opts.max_chunks * 2).max(8);
         let result = self.search(query, &search)?;
@@ -74,7 +75,6 @@ impl Retriever {
                 used: 0,
             });
         }
-        let budget = opts.budget.min(opts.cap);
         // The best hit always leads; the rest are taken by score per token while
         // they fit, so many small relevant sections beat one huge one.
         let mut chosen = vec![result.hits[0].clone()];

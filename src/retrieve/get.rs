@@ -130,8 +130,7 @@ impl Retriever {
                 "no IDs given; pass one or more chunk IDs".into(),
             ));
         }
-        Budget::check(opts.budget)?;
-        let budget = Budget::new(opts.budget, opts.cap);
+        let budget = Budget::new(opts.budget, opts.cap)?;
         let mut found = Vec::with_capacity(ids.len());
         let mut errors = Vec::new();
         for requested in ids {

@@ -57,25 +57,21 @@ pub struct Budget {
 }
 
 impl Budget {
-    /// Refuses a budget of 0, which nothing fits: callers mean "no limit" or
-    /// "the default" by it, and an empty answer would hide the mistake.
-    pub fn check(requested: usize) -> Result<()> {
+    /// Clamps `requested` to `cap`, refusing 0, which nothing fits: callers
+    /// mean "no limit" or "the default" by it, and an empty answer would hide
+    /// the mistake.
+    pub fn new(requested: usize, cap: usize) -> Result<Budget> {
         if requested == 0 {
             return Err(crate::error::Error::Invalid(
                 "the budget is 0 tokens, which nothing fits: give a positive budget (e.g. 800), or leave it out for the default"
                     .into(),
             ));
         }
-        Ok(())
-    }
-
-    /// Clamps `requested` to `cap`.
-    pub fn new(requested: usize, cap: usize) -> Budget {
-        Budget {
+        Ok(Budget {
             requested,
             applied: requested.min(cap),
             clamped: requested > cap,
-        }
+        })
     }
 }
 

@@ -10,6 +10,13 @@ fn code_env() -> Env {
     env
 }
 
+/// What `ctx symbol` prints for a name with several candidates (exit 1).
+fn candidate_list(env: &Env, args: &[&str]) -> String {
+    let out = env.ctx(args).output().unwrap();
+    assert_eq!(out.status.code(), Some(1), "{args:?}");
+    String::from_utf8(out.stdout).unwrap()
+}
+
 /// Code files of every supported language are indexed by default as symbols.
 #[test]
 fn code_files_become_symbol_chunks() {
@@ -139,9 +146,7 @@ fn symbol_lookup() {
         .iter()
         .find(|(_, q)| q.len() >= 2)
         .expect("an ambiguous name");
-    let list = env.ctx(&["symbol", "--no-build", name]).output().unwrap();
-    assert_eq!(list.status.code(), Some(1));
-    let s = String::from_utf8_lossy(&list.stdout);
+    let s = candidate_list(&env, &["symbol", "--no-build", name]);
     assert!(
         s.contains(&format!(
             "symbols match `{name}`; pick one with --file or a qualified name:"
@@ -397,9 +402,7 @@ fn symbol_copies_are_one_candidate() {
         "export class Transport {\n    validateProtocolVersion(req) {\n        return req.version === 3 ? undefined : 'too old';\n    }\n}\n",
     );
     let name = "Transport.validateProtocolVersion";
-    let list = env.ctx(&["symbol", name]).output().unwrap();
-    assert_eq!(list.status.code(), Some(1));
-    let s = String::from_utf8_lossy(&list.stdout);
+    let s = candidate_list(&env, &["symbol", name]);
     assert!(
         s.starts_with(&format!(
             "2 symbols match `{name}` (and 1 copy of them, named under each); pick one"

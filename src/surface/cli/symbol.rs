@@ -113,8 +113,8 @@ fn candidates(chunks: Vec<Chunk>, name: &str, file: Option<&str>, fold: bool) ->
 }
 
 pub(super) fn symbol(cli: &Cli, p: &Printer, args: &SymbolArgs) -> anyhow::Result<ExitCode> {
-    crate::retrieve::Budget::check(args.budget)?;
     let (seg, settings) = open(cli)?;
+    let budget = crate::retrieve::Budget::new(args.budget, settings.max_budget)?.applied;
     super::search::refresh(&seg, &settings, args.no_build, p)?;
     let catalog = Catalog::open_read(&seg.db_path())?;
     let last = canon(&args.name)
@@ -190,7 +190,6 @@ pub(super) fn symbol(cli: &Cli, p: &Printer, args: &SymbolArgs) -> anyhow::Resul
     let lines: Vec<&str> = source.split_inclusive('\n').collect();
     let first = f.lines[0].saturating_sub(args.context_lines).max(1);
     let last_line = (f.lines[1] + args.context_lines).min(lines.len());
-    let budget = args.budget.min(settings.max_budget);
     let mut text = String::new();
     let mut shown_to = first.saturating_sub(1);
     for (n, line) in lines.iter().enumerate().take(last_line).skip(first - 1) {
