@@ -33,6 +33,11 @@ pub struct Evidence {
     pub search: Option<SearchResult>,
     /// Tokens returned.
     pub used: usize,
+    /// The budget asked for and the one applied.
+    pub budget: Budget,
+    /// What to know about the answer (a budget over the cap).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub hint: Option<String>,
 }
 
 impl Evidence {
@@ -62,7 +67,8 @@ impl Retriever {
     /// Search + get in one call.
     pub fn evidence(&self, query: &str, opts: &EvidenceOptions) -> Result<Evidence> {
         // Before the search: a budget nothing fits is refused without one.
-        let budget = Budget::new(opts.budget, opts.cap)?.applied;
+        let asked = Budget::new(opts.budget, opts.cap)?;
+        let budget = asked.applied;
         let mut search = opts.search.clone();
         search.k = search.k.max(opts.max_chunks * 2).max(8);
         let result = self.search(query, &search)?;
@@ -73,6 +79,8 @@ impl Retriever {
                 no_evidence: true,
                 search: Some(result),
                 used: 0,
+                budget: asked,
+                hint: asked.clamp_note(),
             });
         }
         // The best hit always leads; the rest are taken by score per token while
@@ -112,6 +120,8 @@ impl Retriever {
             chunks: got.chunks,
             no_evidence: false,
             search: Some(result),
+            budget: asked,
+            hint: asked.clamp_note(),
         })
     }
 }

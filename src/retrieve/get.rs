@@ -207,11 +207,8 @@ impl Retriever {
         }
         let used = budget.applied - remaining;
         let mut hints = Vec::new();
-        if budget.clamped {
-            hints.push(format!(
-                "budget {} is over the cap of {} (max_budget in _ctx/ctx.toml); clamped",
-                budget.requested, budget.applied
-            ));
+        if let Some(note) = budget.clamp_note() {
+            hints.push(note);
         }
         if !omitted.is_empty() {
             let need: usize = used + omitted.iter().map(|o| o.token_est).sum::<usize>();

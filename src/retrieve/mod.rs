@@ -73,6 +73,16 @@ impl Budget {
             clamped: requested > cap,
         })
     }
+
+    /// Says that the budget was clamped, when it was.
+    pub fn clamp_note(&self) -> Option<String> {
+        self.clamped.then(|| {
+            format!(
+                "budget {} is over the cap of {} (max_budget in _ctx/ctx.toml); clamped",
+                self.requested, self.applied
+            )
+        })
+    }
 }
 
 /// The text of `c` as previews and the trimmed views show it: Markdown without its HTML

@@ -191,6 +191,34 @@ fn symbol_lookup() {
     ];
     let l0 = out["lines"][0].as_u64().unwrap();
     assert!(l0 <= s0 && l0 + 2 >= s0 && s1 >= s0, "{out}");
+    assert_eq!(out["budget"]["clamped"], false, "{out}");
+
+    // Over the configured cap the window is clamped, and says where to raise it.
+    env.write("_ctx/ctx.toml", "max_budget = 10\n");
+    let args = [
+        "symbol",
+        "--no-build",
+        "--budget",
+        "500",
+        "--file",
+        &doc,
+        &sym,
+    ];
+    let out = env.json(&args);
+    assert_eq!(out["budget"]["applied"], 10, "{out}");
+    assert_eq!(
+        out["hint"],
+        "budget 500 is over the cap of 10 (max_budget in _ctx/ctx.toml); clamped"
+    );
+    env.ctx(&args)
+        .assert()
+        .success()
+        .stderr(predicate::str::contains(
+            "hint: budget 500 is over the cap of 10",
+        ))
+        .stderr(predicate::str::contains(
+            "raise max_budget in _ctx/ctx.toml",
+        ));
 }
 
 /// The qualified symbol of the best hit for `query` (empty when none).

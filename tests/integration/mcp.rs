@@ -43,6 +43,7 @@ fn every_tool_in_both_eras() {
                 call("internal_resource_grep", json!({"opaque_reference": s.log_ref, "pattern": "^log line 29\\d9$", "window": 1})),
                 call("internal_resource_query", json!({"opaque_reference": s.json_ref, "jq": ".items | length"})),
                 call("internal_resource_read", json!({"opaque_reference": s.json_ref})),
+                call("ctx_evidence", json!({"query": query, "budget": 999999})),
             ]),
         );
         assert_eq!(report["protocol_version"], version, "{mode}");
@@ -112,6 +113,16 @@ fn every_tool_in_both_eras() {
 
         assert_eq!(steps[9]["structuredContent"]["outputs"], json!(["300"]));
         assert_eq!(text(&steps[10], 1), s.json);
+
+        // A budget over the cap is clamped, and the model is told.
+        let clamped = &steps[11];
+        assert_eq!(clamped["structuredContent"]["budget"]["applied"], 16000);
+        assert!(
+            text(clamped, 0).ends_with(
+                "hint: budget 999999 is over the cap of 16000 (max_budget in _ctx/ctx.toml); clamped"
+            ),
+            "{mode}: {clamped}"
+        );
     }
 }
 

@@ -201,6 +201,24 @@ fn get_within_budget() {
             .unwrap()
             .contains("is over the cap of 16000")
     );
+    // evidence clamps the same way and says so, in JSON and on stderr.
+    let r = env.json(&["evidence", "--budget", "999999", "stale locks"]);
+    assert_eq!(r["budget"]["clamped"], true);
+    assert_eq!(r["budget"]["applied"], 16000);
+    assert_eq!(
+        r["hint"],
+        "budget 999999 is over the cap of 16000 (max_budget in _ctx/ctx.toml); clamped"
+    );
+    env.ctx(&["evidence", "--budget", "999999", "stale locks"])
+        .assert()
+        .success()
+        .stdout(predicate::str::starts_with("EVIDENCE (read-only)"))
+        .stderr(predicate::str::contains(
+            "hint: budget 999999 is over the cap of 16000",
+        ));
+    let r = env.json(&["evidence", "--budget", "900", "stale locks"]);
+    assert_eq!(r["budget"]["clamped"], false);
+    assert!(r.get("hint").is_none(), "{r}");
     // A budget of 0 fits nothing; it is refused, not answered with nothing.
     for args in [
         &["get", "--budget", "0", &ids[0]][..],

@@ -269,6 +269,9 @@ pub(super) fn evidence(cli: &Cli, p: &Printer, args: &EvidenceArgs) -> anyhow::R
                 );
             }
         }
+        if let Some(h) = &ev.hint {
+            p.note(&format!("hint: {h}"));
+        }
     }
     Ok(if ev.no_evidence {
         ExitCode::from(1)

@@ -114,7 +114,8 @@ fn candidates(chunks: Vec<Chunk>, name: &str, file: Option<&str>, fold: bool) ->
 
 pub(super) fn symbol(cli: &Cli, p: &Printer, args: &SymbolArgs) -> anyhow::Result<ExitCode> {
     let (seg, settings) = open(cli)?;
-    let budget = crate::retrieve::Budget::new(args.budget, settings.max_budget)?.applied;
+    let asked = crate::retrieve::Budget::new(args.budget, settings.max_budget)?;
+    let budget = asked.applied;
     super::search::refresh(&seg, &settings, args.no_build, p)?;
     let catalog = Catalog::open_read(&seg.db_path())?;
     let last = canon(&args.name)
@@ -205,7 +206,7 @@ pub(super) fn symbol(cli: &Cli, p: &Printer, args: &SymbolArgs) -> anyhow::Resul
             "id": f.whole.id, "symbol": f.qualified, "kind": f.kind, "doc": f.whole.doc,
             "symbol_lines": f.lines, "lines": [first, shown_to], "text": text,
             "token_est": tokens::estimate(&text), "truncated": cut,
-            "duplicates": f.copies,
+            "duplicates": f.copies, "budget": asked, "hint": asked.clamp_note(),
         }));
     } else {
         p.text(&format!(
@@ -224,9 +225,18 @@ pub(super) fn symbol(cli: &Cli, p: &Printer, args: &SymbolArgs) -> anyhow::Resul
                 Duplicate::list(&f.copies)
             ));
         }
+        if let Some(note) = asked.clamp_note() {
+            p.note(&format!("hint: {note}"));
+        }
         if cut {
+            // Past the cap, a larger --budget changes nothing.
+            let raise = if asked.clamped {
+                "raise max_budget in _ctx/ctx.toml"
+            } else {
+                "raise --budget"
+            };
             p.note(&format!(
-                "window cut at line {shown_to} of {last_line} by the budget of {budget} tokens; raise --budget"
+                "window cut at line {shown_to} of {last_line} by the budget of {budget} tokens; {raise}"
             ));
         }
     }

@@ -391,6 +391,9 @@ pub(crate) fn render_get(r: &GetResult) -> String {
 
 fn render_evidence(ev: &Evidence) -> String {
     let mut out = ev.render();
+    if let Some(h) = &ev.hint {
+        out.push_str(&format!("hint: {h}\n"));
+    }
     if ev.no_evidence {
         out.push_str("Say the indexed docs do not cover it rather than guessing.\n");
         if let Some(s) = &ev.search {
