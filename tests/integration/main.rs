@@ -10,6 +10,7 @@ mod chunk_props;
 mod code;
 mod crash;
 mod errors;
+mod get;
 mod history;
 mod ids;
 mod incremental;

@@ -1,4 +1,4 @@
-//! `search`, `get`, `evidence`, `stats` on the demo project.
+//! `search`, `stats` and `eval` on the demo project and small crates.
 
 use predicates::prelude::*;
 
@@ -149,124 +149,6 @@ fn counts_out_of_range_are_usage_errors() {
         .assert()
         .code(2)
         .stderr(predicate::str::contains("500 is not in 1..=100"));
-}
-
-/// `get` respects the budget and names what does not fit.
-#[test]
-fn get_within_budget() {
-    let env = demo();
-    let hits = env.json(&["search", "stale locks", "-k", "4"]);
-    let ids: Vec<String> = hits["hits"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|h| h["id"].as_str().unwrap().to_string())
-        .collect();
-    let mut args = vec!["get", "--mode", "raw", "--budget", "250"];
-    args.extend(ids.iter().map(String::as_str));
-    let r = env.json(&args);
-    let used: u64 = r["chunks"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|c| c["token_est"].as_u64().unwrap())
-        .sum();
-    assert!(used <= 250, "{used}");
-    assert_eq!(r["used"], used);
-    if !r["omitted"].as_array().unwrap().is_empty() {
-        assert!(
-            r["hint"]
-                .as_str()
-                .unwrap()
-                .contains("did not fit; raise --budget to")
-        );
-    }
-    let mut args = vec![
-        "get", "--mode", "excerpt", "--budget", "120", "--query", "stale",
-    ];
-    args.extend(ids.iter().map(String::as_str));
-    let r = env.json(&args);
-    let used: u64 = r["chunks"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|c| c["token_est"].as_u64().unwrap())
-        .sum();
-    assert!(used <= 120, "{used}");
-    let r = env.json(&["get", "--budget", "999999", &ids[0]]);
-    assert_eq!(r["budget"]["clamped"], true);
-    assert!(
-        r["hint"]
-            .as_str()
-            .unwrap()
-            .contains("is over the cap of 16000")
-    );
-    // evidence clamps the same way and says so, in JSON and on stderr.
-    let r = env.json(&["evidence", "--budget", "999999", "stale locks"]);
-    assert_eq!(r["budget"]["clamped"], true);
-    assert_eq!(r["budget"]["applied"], 16000);
-    assert_eq!(
-        r["hint"],
-        "budget 999999 is over the cap of 16000 (max_budget in _ctx/ctx.toml); clamped"
-    );
-    env.ctx(&["evidence", "--budget", "999999", "stale locks"])
-        .assert()
-        .success()
-        .stdout(predicate::str::starts_with("EVIDENCE (read-only)"))
-        .stderr(predicate::str::contains(
-            "hint: budget 999999 is over the cap of 16000",
-        ));
-    let r = env.json(&["evidence", "--budget", "900", "stale locks"]);
-    assert_eq!(r["budget"]["clamped"], false);
-    assert!(r.get("hint").is_none(), "{r}");
-    // A budget of 0 fits nothing; it is refused, not answered with nothing.
-    for args in [
-        &["get", "--budget", "0", &ids[0]][..],
-        &["evidence", "--budget", "0", "stale lock"],
-    ] {
-        refused(
-            &env,
-            args,
-            &[
-                "error: the budget is 0 tokens, which nothing fits: give a positive budget (e.g. 800), or leave it out for the default",
-            ],
-        );
-    }
-}
-
-/// A stale ID points to the chunk now at the same heading path.
-#[test]
-fn stale_id_redirects() {
-    let env = demo();
-    let r = env.json(&["search", "stale locks detected", "-k", "1"]);
-    let id = r["hits"][0]["id"].as_str().unwrap().to_string();
-    let ops = env.path().join("docs/operations.md");
-    let text = std::fs::read_to_string(&ops).unwrap();
-    std::fs::write(
-        &ops,
-        text.replacen("A lock counts as stale", "A lock is considered stale", 1),
-    )
-    .unwrap();
-    let r = env.json(&["get", &id]);
-    assert_eq!(r["chunks"][0]["replaces"], id.as_str());
-    assert_ne!(r["chunks"][0]["id"], id.as_str());
-}
-
-/// Evidence is one block with IDs and line ranges, within the budget.
-#[test]
-fn evidence_block() {
-    let env = demo();
-    let out = env
-        .ctx(&["evidence", "lock timeout policy", "--budget", "600"])
-        .assert()
-        .success()
-        .get_output()
-        .clone();
-    let s = String::from_utf8_lossy(&out.stdout);
-    assert!(s.starts_with("EVIDENCE (read-only)\n"), "{s}");
-    assert!(s.contains("[operations:"), "{s}");
-    let r = env.json(&["evidence", "lock timeout policy", "--budget", "600"]);
-    assert!(r["used"].as_u64().unwrap() <= 600);
 }
 
 /// `stats` reports counts and sizes.
@@ -512,49 +394,6 @@ fn hits_show_the_text_of_the_last_build() {
     build();
     stove(&old);
     stove(&Retriever::open(&seg).unwrap());
-}
-
-/// Excerpts, skeletons and evidence leave out HTML comments (template
-/// instructions nobody sees rendered); raw keeps the text exact.
-#[test]
-fn trimmed_views_drop_html_comments() {
-    let env = Env::empty();
-    env.write(
-        "kep.md",
-        "# Pod resize\n\n## Goals\n\n<!--\nList the specific goals of the KEP. What is it trying to achieve?\n-->\n\n\
-         * Resize CPU limits in place without restarting the container.\n\n\
-         ```html\n<!-- markup kept in code -->\n```\n",
-    );
-    let r = env.json(&["search", "resize cpu limits in place", "-k", "1"]);
-    let id = r["hits"][0]["id"].as_str().unwrap().to_string();
-    // Comment words are still searchable; the preview shows the rendered text.
-    let r = env.json(&["search", "what is the KEP trying to achieve", "-k", "1"]);
-    let preview = r["hits"][0]["preview"].as_str().unwrap();
-    assert!(
-        !preview.contains("specific goals") && !preview.contains("trying"),
-        "{preview}"
-    );
-    let text = |mode: &str| {
-        let r = env.json(&["get", "--mode", mode, &id]);
-        r["chunks"][0]["text"].as_str().unwrap().to_string()
-    };
-    let raw = text("raw");
-    assert!(raw.contains("List the specific goals"), "{raw}");
-    for mode in ["excerpt", "skeleton"] {
-        let t = text(mode);
-        assert!(!t.contains("specific goals"), "{mode}: {t}");
-        assert!(t.contains("Resize CPU limits"), "{mode}: {t}");
-    }
-    assert!(text("excerpt").contains("<!-- markup kept in code -->"));
-    let out = env
-        .ctx(&["evidence", "resize cpu limits in place"])
-        .output()
-        .unwrap();
-    let out = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.contains("Resize CPU limits") && !out.contains("specific goals"),
-        "{out}"
-    );
 }
 
 /// A search's implicit refresh never empties a pack whose sources are all out
