@@ -170,6 +170,38 @@ pub struct JsonShape {
     pub examples: Vec<String>,
 }
 
+impl JsonShape {
+    /// The shape as text: the top type and keys within about `keys_budget`
+    /// tokens, then jq examples while the whole stays within `budget`.
+    pub fn render(&self, keys_budget: usize, budget: usize) -> String {
+        let mut out = format!("shape: {}\n", clip(&self.top, 160));
+        let mut listed = 0;
+        for (path, kind) in &self.fields {
+            let line = format!("  {}: {}\n", clip(path, 60), clip(kind, 100));
+            if tokens::estimate(&out) + tokens::estimate(&line) > keys_budget {
+                break;
+            }
+            out.push_str(&line);
+            listed += 1;
+        }
+        let unlisted = self.fields.len() - listed + self.more_fields;
+        if unlisted > 0 {
+            let _ = writeln!(out, "  … {unlisted} more keys (jq `keys`)");
+        }
+        if !self.examples.is_empty() {
+            out.push_str("try jq:\n");
+            for example in &self.examples {
+                let line = format!("  {}\n", clip(example, 120));
+                if tokens::estimate(&out) + tokens::estimate(&line) > budget {
+                    break;
+                }
+                out.push_str(&line);
+            }
+        }
+        out
+    }
+}
+
 /// Everything an agent needs to decide what to ask for next.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Preview {
@@ -203,9 +235,7 @@ pub fn preview(value: &str, media: MediaType, opts: &PreviewOptions) -> Preview 
         .collect();
     tail.reverse();
     let shape = match media {
-        MediaType::Json => serde_json::from_str::<Value>(value.trim_start_matches('\u{feff}'))
-            .ok()
-            .map(|v| shape(&v, opts.max_keys)),
+        MediaType::Json => json_shape(value, opts.max_keys),
         _ => None,
     };
     Preview {
@@ -238,32 +268,12 @@ impl Preview {
             self.media.as_str()
         );
         if let Some(shape) = &self.shape {
-            let _ = writeln!(out, "shape: {}", clip(&shape.top, 160));
             // The shape may use about half the budget; lines get the rest.
-            let shape_budget = budget / 2;
-            let mut listed = 0;
-            for (path, kind) in &shape.fields {
-                let line = format!("  {}: {}\n", clip(path, 60), clip(kind, 100));
-                if tokens::estimate(&out) + tokens::estimate(&line) > shape_budget {
-                    break;
-                }
-                out.push_str(&line);
-                listed += 1;
-            }
-            let unlisted = shape.fields.len() - listed + shape.more_fields;
-            if unlisted > 0 {
-                let _ = writeln!(out, "  … {unlisted} more keys (jq `keys`)");
-            }
-            if !shape.examples.is_empty() {
-                out.push_str("try jq:\n");
-                for example in &shape.examples {
-                    let line = format!("  {}\n", clip(example, 120));
-                    if tokens::estimate(&out) + tokens::estimate(&line) > limit {
-                        break;
-                    }
-                    out.push_str(&line);
-                }
-            }
+            let used = tokens::estimate(&out);
+            out.push_str(&shape.render(
+                (budget / 2).saturating_sub(used),
+                limit.saturating_sub(used),
+            ));
         }
         let room = limit.saturating_sub(tokens::estimate(&out));
         out.push_str(&self.render_lines("first", &self.head, room));
@@ -308,6 +318,60 @@ fn clip(line: &str, max: usize) -> String {
             format!("{}… (+{rest} chars)", &line[..end])
         }
         None => line.to_string(),
+    }
+}
+
+/// The shape of `value` when it parses as JSON, listing at most `max_keys` keys.
+pub fn json_shape(value: &str, max_keys: usize) -> Option<JsonShape> {
+    serde_json::from_str::<Value>(value.trim_start_matches('\u{feff}'))
+        .ok()
+        .map(|v| shape(&v, max_keys))
+}
+
+/// Stored JSON values up to this size have their shape described on
+/// `length`; a larger one would cost a parse of its whole text for a question
+/// about its size (its box-time preview described it already).
+pub const SHAPE_ON_LENGTH_MAX_BYTES: usize = 64 << 20;
+
+/// What `length` answers about a stored value: its sizes, its media type and,
+/// for JSON, its shape (the keys a jq filter needs; the preview that listed
+/// them may be long gone from the conversation).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Described {
+    /// Sizes.
+    #[serde(flatten)]
+    pub length: Length,
+    /// Media type recorded when the value was boxed.
+    pub media: String,
+    /// Shape of a JSON value small enough to parse on the spot.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub shape: Option<JsonShape>,
+}
+
+/// Describes a stored `value` of media type `media`.
+pub fn describe(value: &str, media: &str) -> Described {
+    let shape = (media == MediaType::Json.as_str() && value.len() <= SHAPE_ON_LENGTH_MAX_BYTES)
+        .then(|| json_shape(value, PreviewOptions::default().max_keys))
+        .flatten();
+    Described {
+        length: resolve::length(value),
+        media: media.to_string(),
+        shape,
+    }
+}
+
+impl Described {
+    /// One line of sizes, then the shape within about 300 tokens.
+    pub fn render(&self) -> String {
+        let l = self.length;
+        let mut out = format!(
+            "{} chars, {} bytes, {} lines, ~{} tokens ({})\n",
+            l.chars, l.bytes, l.lines, l.tokens, self.media
+        );
+        if let Some(shape) = &self.shape {
+            out.push_str(&shape.render(150, 300));
+        }
+        out
     }
 }
 

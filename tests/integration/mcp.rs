@@ -44,6 +44,7 @@ fn every_tool_in_both_eras() {
                 call("internal_resource_query", json!({"opaque_reference": s.json_ref, "jq": ".items | length"})),
                 call("internal_resource_read", json!({"opaque_reference": s.json_ref})),
                 call("ctx_evidence", json!({"query": query, "budget": 999999})),
+                call("internal_resource_length", json!({"opaque_reference": s.json_ref})),
             ]),
         );
         assert_eq!(report["protocol_version"], version, "{mode}");
@@ -122,6 +123,19 @@ fn every_tool_in_both_eras() {
                 "hint: budget 999999 is over the cap of 16000 (max_budget in _ctx/ctx.toml); clamped"
             ),
             "{mode}: {clamped}"
+        );
+
+        // A JSON value's length also gives its keys, for the jq filter to come.
+        let shape = &steps[12];
+        assert_eq!(shape["structuredContent"]["media"], "json");
+        assert_eq!(
+            shape["structuredContent"]["shape"]["fields"][0],
+            json!([".items", "array[300] of object{name,n}"]),
+            "{mode}: {shape}"
+        );
+        assert!(
+            text(shape, 0).contains("\nshape: object{items} (1 keys)\n"),
+            "{mode}: {shape}"
         );
     }
 }

@@ -203,6 +203,22 @@ fn unboxing_and_unknown_references() {
         .filter(|m| m["params"]["name"] == "echo")
         .count();
     assert_eq!(calls, 1, "the bad call was forwarded");
+
+    // A boxed JSON result's length names its keys, for a jq filter.
+    let boxed = r.call("rows", json!({"count": 200}));
+    let len = r.call(
+        "internal_resource_length",
+        json!({"opaque_reference": reference_of(&boxed)}),
+    );
+    let len = text_of(&len);
+    assert!(
+        len.contains("(json)\nshape: object{rows,next} (2 keys)\n"),
+        "{len}"
+    );
+    assert!(
+        len.contains("  .rows: array[200] of object{id,title}\n"),
+        "{len}"
+    );
 }
 
 /// Validation errors say where, what was expected, what came, and how a valid

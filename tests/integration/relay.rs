@@ -202,12 +202,28 @@ fn query_and_errors() {
         ],
     );
     assert_eq!(out, "n2998\nn2999\n");
+    // Its length says what a filter can name: keys and runnable examples, and
+    // every example runs.
+    let len = resolve(&env, &["length", &r]);
+    assert!(len.starts_with(&format!("{} chars", v.len())), "{len}");
+    assert!(
+        len.contains("shape: object{items} (1 keys)\n  .items: array[3000] of object{name,size}\n"),
+        "{len}"
+    );
+    let len = env.json(&["resolve", "length", &r]);
+    assert_eq!(len["media"], "json");
+    let examples = len["shape"]["examples"].as_array().unwrap();
+    assert!(examples.len() >= 3, "{len}");
+    for jq in examples {
+        resolve(&env, &["query", &r, jq.as_str().unwrap()]);
+    }
     refused(
         &env,
         &["resolve", "query", &r, ".items[] | select("],
         &["error:", ".items[] | select("],
     );
     let t = boxed(env.path(), &transcript(), &[]).trim().to_string();
+    assert!(env.json(&["resolve", "length", &t]).get("shape").is_none());
     refused(&env, &["resolve", "query", &t, "."], &["not JSON"]);
     refused(&env, &["resolve", "grep", &t, "("], &["error:", "("]);
 }

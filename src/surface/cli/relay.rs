@@ -8,6 +8,7 @@ use clap::{Args, Subcommand};
 
 use super::{Cli, open};
 use crate::error::Error;
+use crate::relay::preview;
 use crate::relay::resolve::{self, GrepOptions};
 use crate::relay::store::{self, Access, BoxOptions, Boxed, DEFAULT_SESSION, Threshold};
 use crate::surface::mcp::tools::{DEFAULT_WINDOW, GrepParams, QueryParams};
@@ -357,14 +358,11 @@ pub(super) fn resolve_cmd(cli: &Cli, p: &Printer, args: &ResolveArgs) -> anyhow:
     let v = opened.value.as_str();
     match &args.op {
         ResolveCmd::Length { .. } => {
-            let l = resolve::length(v);
+            let d = preview::describe(v, &opened.row.media);
             if p.json {
-                p.json(&l);
+                p.json(&d);
             } else {
-                p.text(&format!(
-                    "{} chars, {} bytes, {} lines, ~{} tokens ({})\n",
-                    l.chars, l.bytes, l.lines, l.tokens, opened.row.media
-                ));
+                p.text(&sanitize(&d.render()));
             }
         }
         ResolveCmd::Slice { start, length, .. } => {

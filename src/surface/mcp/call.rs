@@ -21,6 +21,7 @@ use super::tools::{
 };
 use crate::config::Settings;
 use crate::error::Error;
+use crate::relay::preview;
 use crate::relay::resolve::{self, Part};
 use crate::relay::store::{self, Access, Opened};
 use crate::retrieve::{Duplicate, Evidence, GetResult, Retriever, SearchResult};
@@ -149,17 +150,8 @@ fn run(
         ToolName::Length => {
             let p: RefParams = parse(config, tool, args)?;
             let opened = open(config, seg, &p.opaque_reference)?;
-            let l = resolve::length(&opened.value);
-            let text = format!(
-                "{} chars, {} bytes, {} lines, ~{} tokens ({})",
-                l.chars, l.bytes, l.lines, l.tokens, opened.row.media
-            );
-            let mut structured = serde_json::to_value(l).unwrap_or(Value::Null);
-            structured["media"] = Value::from(opened.row.media);
-            Ok(with_structured(
-                CallToolResult::success(vec![ContentBlock::text(text)]),
-                structured,
-            ))
+            let d = preview::describe(&opened.value, &opened.row.media);
+            Ok(answer(d.render().trim_end().to_string(), &d))
         }
         ToolName::Slice => {
             let p: SliceParams = parse(config, tool, args)?;

@@ -330,7 +330,9 @@ impl ToolName {
             ToolName::Evidence => {
                 "Search and fetch in one call: a cited, read-only evidence block within a budget."
             }
-            ToolName::Length => "Size of a referenced value (chars, bytes, lines, tokens).",
+            ToolName::Length => {
+                "Size of a referenced value (chars, bytes, lines, tokens); JSON: its keys too."
+            }
             ToolName::Slice => {
                 "Characters of a referenced value from start_index (negative: from the end)."
             }

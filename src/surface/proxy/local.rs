@@ -20,6 +20,7 @@ use serde_json::{Value, json};
 use crate::config::Settings;
 use crate::error::Error;
 use crate::pipeline::{self, BuildOptions};
+use crate::relay::preview;
 use crate::relay::resolve::{self, QueryOptions};
 use crate::relay::store::{self, Access, Opened};
 use crate::retrieve::Retriever;
@@ -110,10 +111,10 @@ fn run(tool: ToolName, args: &Value, cx: &LocalContext) -> Result<Vec<Value>, St
         ToolName::Length => {
             let RefParams { opaque_reference } = parse(tool, args)?;
             let opened = open(cx, &opaque_reference)?;
-            let l = resolve::length(&opened.value);
+            let d = preview::describe(&opened.value, &opened.row.media);
             Ok(vec![text(&format!(
-                "{opaque_reference}: {} chars, {} bytes, {} lines, ~{} tokens ({})",
-                l.chars, l.bytes, l.lines, l.tokens, opened.row.media
+                "{opaque_reference}: {}",
+                d.render().trim_end()
             ))])
         }
         ToolName::Read => {
