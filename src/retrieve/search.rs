@@ -122,6 +122,30 @@ pub struct Hit {
     pub duplicates: Vec<Duplicate>,
 }
 
+/// Where a hit inside a boxed tool output sits in the stored value, in the
+/// zero-based numbering `resolve lines` takes (hits number lines from one).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct BoxedSpan<'a> {
+    /// The value's reference, `internal://…`'s ID.
+    pub reference: &'a str,
+    /// First line, zero-based.
+    pub start_line: usize,
+    /// Number of lines.
+    pub line_count: usize,
+}
+
+impl Hit {
+    /// The span of a hit inside a boxed tool output (`None` for project files).
+    pub fn boxed(&self) -> Option<BoxedSpan<'_>> {
+        let reference = self.doc.strip_prefix("relay/")?;
+        Some(BoxedSpan {
+            reference,
+            start_line: self.lines[0].saturating_sub(1),
+            line_count: (self.lines[1] + 1).saturating_sub(self.lines[0]),
+        })
+    }
+}
+
 /// A lower-ranked copy of a hit, at another place.
 #[derive(Debug, Clone, Serialize)]
 pub struct Duplicate {

@@ -316,6 +316,47 @@ fn searchable_and_gc() {
             .unwrap()
             .contains("_ctx/relay/default/")
     );
+    // The human output names the resolve call that reads the hit's lines
+    // (hits count lines from one, `resolve lines` from zero); run as printed,
+    // it gives the chunk's text.
+    let out = env
+        .ctx(&["search", "final number", "--scope", "relay", "-k", "1"])
+        .output()
+        .unwrap();
+    let out = String::from_utf8(out.stdout).unwrap();
+    let call = out
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("ctx "))
+        .unwrap_or_else(|| panic!("no resolve call in {out}"));
+    let [l0, l1] = [0, 1].map(|i| first["lines"][i].as_u64().unwrap() as usize);
+    assert_eq!(
+        call,
+        format!("resolve lines {r} {} {}", l0 - 1, l1 - l0 + 1)
+    );
+    let args: Vec<&str> = call.split(' ').collect();
+    let lines = resolve(&env, &args[1..]);
+    let chunk = env.json(&["get", "--mode", "raw", first["id"].as_str().unwrap()]);
+    assert_eq!(
+        lines.trim_end(),
+        chunk["chunks"][0]["text"].as_str().unwrap().trim_end()
+    );
+    // In another session's value, the call names that session.
+    let other = ctx()
+        .current_dir(env.path())
+        .args(["box", "--session", "s9", "--threshold-chars", "5"])
+        .write_stdin("a zebra crossing\n")
+        .output()
+        .unwrap();
+    let other = String::from_utf8(other.stdout).unwrap();
+    let out = env
+        .ctx(&["search", "zebra crossing", "--scope", "relay", "-k", "1"])
+        .output()
+        .unwrap();
+    let out = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        out.contains(&format!("ctx resolve --session s9 lines {}", other.trim())),
+        "{out}"
+    );
     let docs = env.json(&["search", "final number", "--scope", "docs"]);
     assert!(
         docs["hits"]
@@ -330,7 +371,7 @@ fn searchable_and_gc() {
         format!("relay/{id}")
     );
     let g = env.json(&["relay", "gc", "--older-than", "0s"]);
-    assert_eq!(g["removed"], 1);
+    assert_eq!(g["removed"], 2, "both sessions' values");
     assert_eq!(
         env.json(&["search", "final number", "--scope", "relay"])["no_evidence"],
         true

@@ -10,6 +10,7 @@ use super::{Cli, open};
 use crate::config::Settings;
 use crate::error::Error;
 use crate::pipeline::{self, BuildOptions};
+use crate::relay::store::DEFAULT_SESSION;
 use crate::retrieve::{DEFAULT_BUDGET, Duplicate, Retriever};
 use crate::segment::Segment;
 use crate::surface::mcp::tools::{
@@ -126,6 +127,16 @@ pub fn refresh(
     }
 }
 
+/// The flag `ctx resolve` needs to read the boxed value `reference`: none in
+/// the caller's own session ($CTX_SESSION, else `default`).
+fn session_flag(r: &Retriever, reference: &str) -> String {
+    let mine = std::env::var("CTX_SESSION").unwrap_or_else(|_| DEFAULT_SESSION.to_string());
+    match r.catalog.box_row(reference) {
+        Ok(Some(row)) if row.session != mine => format!(" --session {}", row.session),
+        _ => String::new(),
+    }
+}
+
 fn search_options(args: &SearchArgs) -> crate::retrieve::SearchOptions {
     let params = SearchParams {
         query: args.query.join(" "),
@@ -175,6 +186,16 @@ pub(super) fn search(cli: &Cli, p: &Printer, args: &SearchArgs) -> anyhow::Resul
                 h.score,
                 p.dim(&sanitize(&h.preview)),
             ));
+            // Hits number lines from one; `resolve lines` from zero.
+            if let Some(b) = h.boxed() {
+                p.text(&format!(
+                    "   ctx resolve{} lines internal://{} {} {}\n",
+                    session_flag(&r, b.reference),
+                    b.reference,
+                    b.start_line,
+                    b.line_count
+                ));
+            }
             if !h.duplicates.is_empty() {
                 p.text(&format!(
                     "   also in {}\n",

@@ -322,9 +322,13 @@ pub(crate) fn render_search(query: &str, r: &SearchResult) -> String {
         // A hit inside a boxed tool output names its reference, so the model
         // can resolve or pass it on.
         let boxed = h
-            .doc
-            .strip_prefix("relay/")
-            .map(|id| format!(", boxed output internal://{id}"))
+            .boxed()
+            .map(|b| {
+                format!(
+                    ", boxed output internal://{} start_line {} line_count {}",
+                    b.reference, b.start_line, b.line_count
+                )
+            })
             .unwrap_or_default();
         out.push_str(&format!(
             "{}. {}  {} ({}:{}-{}, ~{} tokens{boxed})\n   {}\n",

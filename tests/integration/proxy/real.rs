@@ -131,6 +131,28 @@ fn memory_graph_boxed_and_queried() {
         "{hits}"
     );
     assert!(hits.contains("observation 123"), "{hits}");
+    // The hit says which lines of the value to read, in read_lines' numbering.
+    let span = hits
+        .split(&format!("boxed output {reference} start_line "))
+        .nth(1)
+        .expect("a span");
+    let numbers: Vec<u64> = span
+        .split([' ', ')'])
+        .filter_map(|w| w.parse().ok())
+        .take(2)
+        .collect();
+    let out = pyclient(&json!({
+        "mode": "legacy", "command": argv, "env": {"MEMORY_FILE_PATH": memory},
+        "steps": [
+            {"op": "call_tool", "name": "internal_resource_read_lines", "arguments": {"opaque_reference": reference, "start_line": numbers[0], "line_count": numbers[1]}},
+        ]
+    }));
+    let lines = text_of(step(&out, 0));
+    assert!(
+        lines.contains("observation 1234 about"),
+        "{numbers:?}: {}",
+        cut(&out)
+    );
     // create_entities echoes its input as text and as structuredContent: boxed once.
     let boxes = std::fs::read_dir(env.path().join("_ctx/relay/mem"))
         .expect("store")
