@@ -4,16 +4,10 @@ use predicates::prelude::*;
 
 use super::util::{Env, refused};
 
-fn demo() -> Env {
-    let env = Env::fixture("demo");
-    env.ctx(&["build"]).assert().success();
-    env
-}
-
 /// `get` respects the budget and names what does not fit.
 #[test]
 fn get_within_budget() {
-    let env = demo();
+    let env = Env::demo_built();
     let hits = env.json(&["search", "stale locks", "-k", "4"]);
     let ids: Vec<String> = hits["hits"]
         .as_array()
@@ -24,12 +18,7 @@ fn get_within_budget() {
     let mut args = vec!["get", "--mode", "raw", "--budget", "250"];
     args.extend(ids.iter().map(String::as_str));
     let r = env.json(&args);
-    let used: u64 = r["chunks"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|c| c["token_est"].as_u64().unwrap())
-        .sum();
+    let used = returned_tokens(&r);
     assert!(used <= 250, "{used}");
     assert_eq!(r["used"], used);
     if !r["omitted"].as_array().unwrap().is_empty() {
@@ -45,12 +34,7 @@ fn get_within_budget() {
     ];
     args.extend(ids.iter().map(String::as_str));
     let r = env.json(&args);
-    let used: u64 = r["chunks"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|c| c["token_est"].as_u64().unwrap())
-        .sum();
+    let used = returned_tokens(&r);
     assert!(used <= 120, "{used}");
     let r = env.json(&["get", "--budget", "999999", &ids[0]]);
     assert_eq!(r["budget"]["clamped"], true);
@@ -96,7 +80,7 @@ fn get_within_budget() {
 /// A stale ID points to the chunk now at the same heading path.
 #[test]
 fn stale_id_redirects() {
-    let env = demo();
+    let env = Env::demo_built();
     let r = env.json(&["search", "stale locks detected", "-k", "1"]);
     let id = r["hits"][0]["id"].as_str().unwrap().to_string();
     let ops = env.path().join("docs/operations.md");
@@ -114,7 +98,7 @@ fn stale_id_redirects() {
 /// Evidence is one block with IDs and line ranges, within the budget.
 #[test]
 fn evidence_block() {
-    let env = demo();
+    let env = Env::demo_built();
     let out = env
         .ctx(&["evidence", "lock timeout policy", "--budget", "600"])
         .assert()
@@ -169,4 +153,14 @@ fn trimmed_views_drop_html_comments() {
         out.contains("Resize CPU limits") && !out.contains("specific goals"),
         "{out}"
     );
+}
+
+/// The token estimates of the chunks a `get --json` answer `r` returned, summed.
+fn returned_tokens(r: &serde_json::Value) -> u64 {
+    r["chunks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["token_est"].as_u64().unwrap())
+        .sum()
 }

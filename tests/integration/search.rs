@@ -4,16 +4,10 @@ use predicates::prelude::*;
 
 use super::util::{Env, boxed, refused};
 
-fn demo() -> Env {
-    let env = Env::fixture("demo");
-    env.ctx(&["build"]).assert().success();
-    env
-}
-
 /// The README's first command finds the section that answers it, first.
 #[test]
 fn readme_query_ranks_the_section_first() {
-    let env = demo();
+    let env = Env::demo_built();
     let r = env.json(&[
         "search",
         "how is a stale lock detected and broken",
@@ -31,7 +25,7 @@ fn readme_query_ranks_the_section_first() {
 /// example command, so that chunk may rank first.
 #[test]
 fn search_finds_stale_lock_policy() {
-    let env = demo();
+    let env = Env::demo_built();
     let r = env.json(&["search", "how are stale locks handled", "-k", "5"]);
     let hits = r["hits"].as_array().unwrap();
     assert!(!hits.is_empty());
@@ -70,7 +64,7 @@ fn search_finds_stale_lock_policy() {
 /// The top 3 are the first 3 of the top 10.
 #[test]
 fn ranking_does_not_depend_on_k() {
-    let env = demo();
+    let env = Env::demo_built();
     let ids = |k: &str| -> Vec<String> {
         env.json(&["search", "lock timeout policy", "-k", k, "--no-build"])["hits"]
             .as_array()
@@ -86,7 +80,7 @@ fn ranking_does_not_depend_on_k() {
 /// Operators and punctuation are words, never errors.
 #[test]
 fn hostile_queries_never_error() {
-    let env = demo();
+    let env = Env::demo_built();
     for q in [
         "\"unbalanced (( AND : OR NOT",
         "lock:timeout*",
@@ -110,7 +104,7 @@ fn hostile_queries_never_error() {
 /// Unanswerable questions get an explicit no-evidence answer, exit 1.
 #[test]
 fn no_evidence() {
-    let env = demo();
+    let env = Env::demo_built();
     env.ctx(&["search", "how do I tune the JVM garbage collector heap"])
         .assert()
         .code(1)
@@ -126,7 +120,7 @@ fn no_evidence() {
 /// `evidence` says the same.
 #[test]
 fn empty_query_is_an_error() {
-    let env = demo();
+    let env = Env::demo_built();
     for args in [&["search", "  "][..], &["evidence", ""][..]] {
         env.ctx(args)
             .assert()
@@ -140,7 +134,7 @@ fn empty_query_is_an_error() {
 /// silently clamped.
 #[test]
 fn counts_out_of_range_are_usage_errors() {
-    let env = demo();
+    let env = Env::demo_built();
     env.ctx(&["search", "stale locks", "-k", "0"])
         .assert()
         .code(2)
@@ -154,7 +148,7 @@ fn counts_out_of_range_are_usage_errors() {
 /// `stats` reports counts and sizes.
 #[test]
 fn stats() {
-    let env = demo();
+    let env = Env::demo_built();
     let r = env.json(&["stats"]);
     assert_eq!(r["files"], 9);
     assert!(r["index_bytes"].as_u64().unwrap() > 0);
@@ -163,7 +157,7 @@ fn stats() {
 /// Searches running during builds always get complete answers.
 #[test]
 fn searches_during_builds_are_complete() {
-    let env = demo();
+    let env = Env::demo_built();
     let root = env.path().to_path_buf();
     let writer = std::thread::spawn(move || {
         for i in 0..6 {
@@ -450,7 +444,7 @@ fn a_refresh_keeps_the_pack_when_every_source_is_gone() {
 /// show how globs are written, instead of answering "no evidence".
 #[test]
 fn a_doc_glob_matching_nothing_is_named() {
-    let env = demo();
+    let env = Env::demo_built();
     for cmd in ["search", "evidence"] {
         refused(
             &env,
@@ -470,7 +464,7 @@ fn a_doc_glob_matching_nothing_is_named() {
 /// ranks `search` returns; a malformed line is named.
 #[test]
 fn eval_metrics_follow_their_definitions() {
-    let env = demo();
+    let env = Env::demo_built();
     let query = "how is a stale lock detected and broken";
     let hits = env.json(&["search", query, "-k", "3"]);
     let hits = hits["hits"].as_array().unwrap();

@@ -52,6 +52,13 @@ impl Env {
         env
     }
 
+    /// A copy of `fixtures/demo`, built.
+    pub fn demo_built() -> Env {
+        let env = Env::fixture("demo");
+        env.ctx(&["build"]).assert().success();
+        env
+    }
+
     /// `fixtures/code` plus a Markdown guide about the same walk builder,
     /// built: a query matches both kinds.
     pub fn code_and_docs() -> Env {
