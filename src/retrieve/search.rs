@@ -120,30 +120,24 @@ pub struct Hit {
     /// Copies of this chunk elsewhere, folded into this hit (see [`super::fold`]).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub duplicates: Vec<Duplicate>,
+    /// For a hit inside a boxed tool output: the lines to resolve.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub boxed: Option<BoxedSpan>,
 }
 
 /// Where a hit inside a boxed tool output sits in the stored value, in the
-/// zero-based numbering `resolve lines` takes (hits number lines from one).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct BoxedSpan<'a> {
-    /// The value's reference, `internal://…`'s ID.
-    pub reference: &'a str,
+/// zero-based numbering `resolve lines` takes (hits number lines from one),
+/// so that nobody has to convert.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct BoxedSpan {
+    /// The value's reference, `internal://…`.
+    pub reference: String,
+    /// The session the value belongs to.
+    pub session: String,
     /// First line, zero-based.
     pub start_line: usize,
     /// Number of lines.
     pub line_count: usize,
-}
-
-impl Hit {
-    /// The span of a hit inside a boxed tool output (`None` for project files).
-    pub fn boxed(&self) -> Option<BoxedSpan<'_>> {
-        let reference = self.doc.strip_prefix("relay/")?;
-        Some(BoxedSpan {
-            reference,
-            start_line: self.lines[0].saturating_sub(1),
-            line_count: (self.lines[1] + 1).saturating_sub(self.lines[0]),
-        })
-    }
 }
 
 /// A lower-ranked copy of a hit, at another place.
@@ -332,18 +326,27 @@ impl Retriever {
                      chunk: c,
                      score,
                      copies,
-                 }| Hit {
-                    preview: preview(&super::readable(&c), &terms, 160, c.kind == ChunkKind::Code),
-                    source_path: self.source_path(&c.doc),
-                    id: c.id,
-                    doc: c.doc,
-                    title_path: c.title_path,
-                    token_est: c.token_est,
-                    lines: c.lines,
-                    score,
-                    kind: c.kind.as_str().to_string(),
-                    symbol: c.symbol.as_ref().map(|s| s.qualified.clone()),
-                    duplicates: copies,
+                 }| {
+                    let (source_path, boxed) = self.located(&c.doc, c.lines);
+                    Hit {
+                        preview: preview(
+                            &super::readable(&c),
+                            &terms,
+                            160,
+                            c.kind == ChunkKind::Code,
+                        ),
+                        source_path,
+                        boxed,
+                        id: c.id,
+                        doc: c.doc,
+                        title_path: c.title_path,
+                        token_est: c.token_est,
+                        lines: c.lines,
+                        score,
+                        kind: c.kind.as_str().to_string(),
+                        symbol: c.symbol.as_ref().map(|s| s.qualified.clone()),
+                        duplicates: copies,
+                    }
                 },
             )
             .collect();
@@ -356,15 +359,23 @@ impl Retriever {
         })
     }
 
-    /// The file a hit came from: the project file, or a relay value's file.
-    fn source_path(&self, doc: &str) -> String {
+    /// The file a hit at `lines` of `doc` came from (the project file, or a
+    /// relay value's file), and its span when it is a boxed value.
+    fn located(&self, doc: &str, lines: [usize; 2]) -> (String, Option<BoxedSpan>) {
         if let Some(id) = doc.strip_prefix("relay/")
             && let Ok(Some(row)) = self.catalog.box_row(id)
             && !row.file.contains("..")
         {
-            return self.seg.relay_dir().join(&row.file).display().to_string();
+            let span = BoxedSpan {
+                reference: format!("internal://{id}"),
+                session: row.session,
+                start_line: lines[0].saturating_sub(1),
+                line_count: (lines[1] + 1).saturating_sub(lines[0]),
+            };
+            let path = self.seg.relay_dir().join(&row.file);
+            return (path.display().to_string(), Some(span));
         }
-        self.seg.root.join(doc).display().to_string()
+        (self.seg.root.join(doc).display().to_string(), None)
     }
 
     fn filter(&self, opts: &SearchOptions) -> Result<Filter> {

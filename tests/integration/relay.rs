@@ -333,6 +333,10 @@ fn searchable_and_gc() {
         call,
         format!("resolve lines {r} {} {}", l0 - 1, l1 - l0 + 1)
     );
+    assert_eq!(
+        first["boxed"],
+        serde_json::json!({"reference": r, "session": "default", "start_line": l0 - 1, "line_count": l1 - l0 + 1})
+    );
     let args: Vec<&str> = call.split(' ').collect();
     let lines = resolve(&env, &args[1..]);
     let chunk = env.json(&["get", "--mode", "raw", first["id"].as_str().unwrap()]);
@@ -358,6 +362,7 @@ fn searchable_and_gc() {
         "{out}"
     );
     let docs = env.json(&["search", "final number", "--scope", "docs"]);
+    assert!(docs["hits"][0].get("boxed").is_none(), "{docs}");
     assert!(
         docs["hits"]
             .as_array()

@@ -127,16 +127,6 @@ pub fn refresh(
     }
 }
 
-/// The flag `ctx resolve` needs to read the boxed value `reference`: none in
-/// the caller's own session ($CTX_SESSION, else `default`).
-fn session_flag(r: &Retriever, reference: &str) -> String {
-    let mine = std::env::var("CTX_SESSION").unwrap_or_else(|_| DEFAULT_SESSION.to_string());
-    match r.catalog.box_row(reference) {
-        Ok(Some(row)) if row.session != mine => format!(" --session {}", row.session),
-        _ => String::new(),
-    }
-}
-
 fn search_options(args: &SearchArgs) -> crate::retrieve::SearchOptions {
     let params = SearchParams {
         query: args.query.join(" "),
@@ -187,13 +177,17 @@ pub(super) fn search(cli: &Cli, p: &Printer, args: &SearchArgs) -> anyhow::Resul
                 p.dim(&sanitize(&h.preview)),
             ));
             // Hits number lines from one; `resolve lines` from zero.
-            if let Some(b) = h.boxed() {
+            if let Some(b) = &h.boxed {
+                // Another session's value needs its session named.
+                let mine = std::env::var("CTX_SESSION").unwrap_or_else(|_| DEFAULT_SESSION.into());
+                let flag = if b.session == mine {
+                    String::new()
+                } else {
+                    format!(" --session {}", b.session)
+                };
                 p.text(&format!(
-                    "   ctx resolve{} lines internal://{} {} {}\n",
-                    session_flag(&r, b.reference),
-                    b.reference,
-                    b.start_line,
-                    b.line_count
+                    "   ctx resolve{flag} lines {} {} {}\n",
+                    b.reference, b.start_line, b.line_count
                 ));
             }
             if !h.duplicates.is_empty() {

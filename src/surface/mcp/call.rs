@@ -322,10 +322,11 @@ pub(crate) fn render_search(query: &str, r: &SearchResult) -> String {
         // A hit inside a boxed tool output names its reference, so the model
         // can resolve or pass it on.
         let boxed = h
-            .boxed()
+            .boxed
+            .as_ref()
             .map(|b| {
                 format!(
-                    ", boxed output internal://{} start_line {} line_count {}",
+                    ", boxed output {} start_line {} line_count {}",
                     b.reference, b.start_line, b.line_count
                 )
             })
