@@ -163,6 +163,8 @@ pub(super) fn search(cli: &Cli, p: &Printer, args: &SearchArgs) -> anyhow::Resul
             p.text("Boxed tool outputs match this query: add `--scope relay` (or `all`) to search them.\n");
         }
     } else {
+        // A boxed value of another session needs its session named to resolve.
+        let mine = std::env::var("CTX_SESSION").unwrap_or_else(|_| DEFAULT_SESSION.into());
         for (i, h) in result.hits.iter().enumerate() {
             p.text(&format!(
                 "{}. {}  {}\n   {}:{}-{}  ~{} tokens  score {:.2}\n   {}\n",
@@ -178,8 +180,6 @@ pub(super) fn search(cli: &Cli, p: &Printer, args: &SearchArgs) -> anyhow::Resul
             ));
             // Hits number lines from one; `resolve lines` from zero.
             if let Some(b) = &h.boxed {
-                // Another session's value needs its session named.
-                let mine = std::env::var("CTX_SESSION").unwrap_or_else(|_| DEFAULT_SESSION.into());
                 let flag = if b.session == mine {
                     String::new()
                 } else {
