@@ -192,6 +192,10 @@ fn symbol_lookup() {
     let l0 = out["lines"][0].as_u64().unwrap();
     assert!(l0 <= s0 && l0 + 2 >= s0 && s1 >= s0, "{out}");
     assert_eq!(out["budget"]["clamped"], false, "{out}");
+    assert!(
+        out.get("hint").is_none(),
+        "no hint when nothing was clamped: {out}"
+    );
 
     // Over the configured cap the window is clamped, and says where to raise it.
     env.write("_ctx/ctx.toml", "max_budget = 10\n");

@@ -202,12 +202,17 @@ pub(super) fn symbol(cli: &Cli, p: &Printer, args: &SymbolArgs) -> anyhow::Resul
     }
     let cut = shown_to < last_line;
     if p.json {
-        p.json(&serde_json::json!({
+        let mut out = serde_json::json!({
             "id": f.whole.id, "symbol": f.qualified, "kind": f.kind, "doc": f.whole.doc,
             "symbol_lines": f.lines, "lines": [first, shown_to], "text": text,
             "token_est": tokens::estimate(&text), "truncated": cut,
-            "duplicates": f.copies, "budget": asked, "hint": asked.clamp_note(),
-        }));
+            "duplicates": f.copies, "budget": asked,
+        });
+        // Like `get` and `evidence`: the key is there only when there is a hint.
+        if let (Some(note), Some(map)) = (asked.clamp_note(), out.as_object_mut()) {
+            map.insert("hint".into(), note.into());
+        }
+        p.json(&out);
     } else {
         p.text(&format!(
             "{} {} {} ({}:{}-{})\n{}",
