@@ -15,7 +15,8 @@ pub struct BoxRow {
     pub session: String,
     /// Tool that produced it.
     pub tool: String,
-    /// Creation time, ns since the epoch.
+    /// When the value was last boxed (a value boxed again reuses its box), ns
+    /// since the epoch; `ctx relay gc` counts age from here.
     pub created_ns: i64,
     /// Size in bytes.
     pub bytes: u64,
@@ -65,6 +66,28 @@ impl Catalog {
             .map_err(|e| self.err(e))
     }
 
+    /// The latest box of `session` holding the value of `tool` whose SHA-256
+    /// is `sha256`. A scan: a session's boxes number in the thousands at
+    /// most, and an index would change the catalog's layout.
+    pub fn box_with_content(
+        &self,
+        session: &str,
+        tool: &str,
+        sha256: &str,
+    ) -> Result<Option<BoxRow>> {
+        self.conn()
+            .query_row(
+                &format!(
+                    "SELECT {COLUMNS} FROM boxes WHERE session = ?1 AND tool = ?2 AND sha256 = ?3
+                     ORDER BY created_ns DESC LIMIT 1"
+                ),
+                [session, tool, sha256],
+                row,
+            )
+            .optional()
+            .map_err(|e| self.err(e))
+    }
+
     /// Boxes created before `before_ns`.
     pub fn boxes_before(&self, before_ns: i64) -> Result<Vec<BoxRow>> {
         let mut stmt = self
@@ -89,6 +112,17 @@ impl Tx<'_> {
                     b.id, b.session, b.tool, b.created_ns, b.bytes as i64, b.chars as i64,
                     b.tokens as i64, b.lines as i64, b.sha256, b.media, b.file
                 ],
+            )
+            .map(|_| ())
+            .map_err(|e| self.err(e))
+    }
+
+    /// Records that a box's value was boxed again at `now_ns`.
+    pub fn touch_box(&self, id: &str, now_ns: i64) -> Result<()> {
+        self.conn()
+            .execute(
+                "UPDATE boxes SET created_ns = ?2 WHERE id = ?1",
+                params![id, now_ns],
             )
             .map(|_| ())
             .map_err(|e| self.err(e))

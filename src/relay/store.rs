@@ -96,7 +96,9 @@ pub fn box_value(seg: &Segment, value: &str, opts: &BoxOptions) -> Result<Boxed>
     store_value(seg, value, opts).map(Boxed::Stored)
 }
 
-/// Stores `value` unconditionally and returns its row.
+/// Stores `value` unconditionally and returns its row. A value this session
+/// already boxed from the same tool gets its existing box back: an agent that
+/// runs the same call twice should not store, index and find the output twice.
 pub fn store_value(seg: &Segment, value: &str, opts: &BoxOptions) -> Result<BoxRow> {
     let session = check_session(&opts.session)?;
     let tool = sanitize_name(if opts.tool.is_empty() {
@@ -104,6 +106,10 @@ pub fn store_value(seg: &Segment, value: &str, opts: &BoxOptions) -> Result<BoxR
     } else {
         &opts.tool
     });
+    let sha256 = sha256_hex(value.as_bytes());
+    if let Some(row) = reuse(seg, &session, &tool, &sha256, value, opts.lock_timeout)? {
+        return Ok(row);
+    }
     let id = reference::new_id().map_err(|e| Error::Invalid(e.to_string()))?;
     let media = preview::media_type(value);
     let dir = seg.relay_dir().join(&session);
@@ -121,12 +127,50 @@ pub fn store_value(seg: &Segment, value: &str, opts: &BoxOptions) -> Result<BoxR
         chars: length.chars as u64,
         tokens: length.tokens as u64,
         lines: length.lines as u64,
-        sha256: sha256_hex(value.as_bytes()),
+        sha256,
         media: media.as_str().to_string(),
         file,
     };
     index_value(seg, &row, value, media, opts.lock_timeout)?;
     Ok(row)
+}
+
+/// The box of `session` that already holds `value` from `tool`, refreshed so
+/// `gc` counts its age from now; `None` when there is none, or when its file
+/// is gone or differs (the value is then boxed anew).
+fn reuse(
+    seg: &Segment,
+    session: &str,
+    tool: &str,
+    sha256: &str,
+    value: &str,
+    lock_timeout: Duration,
+) -> Result<Option<BoxRow>> {
+    let found = match Catalog::open_read(&seg.db_path()) {
+        Ok(c) => c.box_with_content(session, tool, sha256)?,
+        // No catalog yet (or an older layout): nothing to reuse.
+        Err(Error::NoPack { .. } | Error::BadPack { .. }) => None,
+        Err(e) => return Err(e),
+    };
+    let Some(found) = found else {
+        return Ok(None);
+    };
+    // Under the lock `gc` takes, so the box cannot be removed in between.
+    let _lock = FileLock::acquire(&seg.build_lock(), LockKind::Build, lock_timeout)?;
+    let mut catalog = Catalog::open(&seg.db_path())?;
+    let Some(mut row) = catalog.box_row(&found.id)? else {
+        return Ok(None);
+    };
+    let intact = file_path(seg, &row)
+        .ok()
+        .and_then(|path| std::fs::read(path).ok())
+        .is_some_and(|stored| stored == value.as_bytes());
+    if !intact {
+        return Ok(None);
+    }
+    row.created_ns = now_ns();
+    catalog.transaction(|tx| tx.touch_box(&row.id, row.created_ns))?;
+    Ok(Some(row))
 }
 
 /// Chunks the value and records row, chunks and index entries together.

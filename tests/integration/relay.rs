@@ -395,6 +395,45 @@ fn searchable_and_gc() {
     );
 }
 
+/// The same output of the same tool, boxed again in one session, is the same
+/// box: one file, one reference, one search hit, its age refreshed for `gc`.
+/// Another tool, another session, or a box whose file is gone gets a new one.
+#[test]
+fn the_same_output_twice_is_one_box() {
+    let env = Env::empty();
+    let value = transcript();
+    let first = env.json_with_input(&["box", "--tool", "t"], &value);
+    let again = env.json_with_input(&["box", "--tool", "t"], &value);
+    let r = first["reference"].as_str().unwrap().to_string();
+    assert_eq!(again["reference"], r.as_str());
+    assert!(
+        again["box"]["created_ns"].as_i64() > first["box"]["created_ns"].as_i64(),
+        "reuse counts as boxed now: {again}"
+    );
+    let dir = env.path().join("_ctx/relay/default");
+    assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 1);
+    let hits = env.json(&["search", "final number", "--scope", "relay", "-k", "10"]);
+    let docs: std::collections::HashSet<_> = hits["hits"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|h| h["doc"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(docs.len(), 1, "{hits}");
+
+    let other_tool = boxed(env.path(), &value, &["--tool", "u"]);
+    let other_session = boxed(env.path(), &value, &["--tool", "t", "--session", "s2"]);
+    assert_ne!(other_tool.trim(), r);
+    assert_ne!(other_session.trim(), r);
+
+    // A value whose stored file went missing is stored again, not referenced.
+    let file = first["box"]["file"].as_str().unwrap();
+    std::fs::remove_file(env.path().join("_ctx/relay").join(file)).unwrap();
+    let fresh = boxed(env.path(), &value, &["--tool", "t"]);
+    assert_ne!(fresh.trim(), r);
+    assert_eq!(resolve(&env, &["read", fresh.trim()]), value);
+}
+
 /// A docs search that finds nothing says when boxed tool outputs answer the
 /// query, so an agent looks there instead of concluding nothing does.
 #[test]

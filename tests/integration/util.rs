@@ -95,15 +95,31 @@ impl Env {
     /// Runs `ctx … --json` and parses stdout.
     pub fn json(&self, args: &[&str]) -> serde_json::Value {
         let out = self.ctx(args).arg("--json").output().expect("run ctx");
-        serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
-            panic!(
-                "ctx {args:?} printed no JSON ({e}); status {:?}\nstdout: {}\nstderr: {}",
-                out.status,
-                String::from_utf8_lossy(&out.stdout),
-                String::from_utf8_lossy(&out.stderr)
-            )
-        })
+        parse_json(args, &out)
     }
+
+    /// Runs `ctx … --json` with `input` on stdin and parses stdout.
+    pub fn json_with_input(&self, args: &[&str], input: &str) -> serde_json::Value {
+        let out = self
+            .ctx(args)
+            .arg("--json")
+            .write_stdin(input)
+            .output()
+            .expect("run ctx");
+        parse_json(args, &out)
+    }
+}
+
+/// The JSON that `ctx args…` printed, or a panic showing what it printed.
+fn parse_json(args: &[&str], out: &Output) -> serde_json::Value {
+    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+        panic!(
+            "ctx {args:?} printed no JSON ({e}); status {:?}\nstdout: {}\nstderr: {}",
+            out.status,
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        )
+    })
 }
 
 /// The `ctx` binary with a clean environment for colour and roots.
@@ -113,7 +129,6 @@ pub fn ctx() -> Command {
     c
 }
 
-/// Recursive copy (symlinks copied as links).
 /// Runs `ctx -s <env> args…` and checks that it exits 2 with each of `says` on stderr.
 pub fn refused(env: &Env, args: &[&str], says: &[&str]) {
     let mut assert = env.ctx(args).assert().code(2);
@@ -122,6 +137,7 @@ pub fn refused(env: &Env, args: &[&str], says: &[&str]) {
     }
 }
 
+/// Recursive copy (symlinks copied as links).
 pub fn copy_dir(from: &Path, to: &Path) {
     std::fs::create_dir_all(to).expect("mkdir");
     for entry in std::fs::read_dir(from).expect("read_dir") {
