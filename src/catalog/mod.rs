@@ -162,14 +162,7 @@ impl Catalog {
 
     /// Sets a metadata value.
     pub fn set_meta(&self, key: &str, value: &str) -> Result<()> {
-        self.conn
-            .execute(
-                "INSERT INTO meta(key, value) VALUES (?1, ?2)
-                 ON CONFLICT(key) DO UPDATE SET value = excluded.value",
-                params![key, value],
-            )
-            .map(|_| ())
-            .map_err(|e| self.err(e))
+        put_meta(&self.conn, key, value).map_err(|e| self.err(e))
     }
 
     /// Moves the write-ahead log into the database file and truncates it, so a
@@ -295,15 +288,18 @@ impl Tx<'_> {
 
     /// Sets a metadata value inside the transaction.
     pub fn set_meta(&self, key: &str, value: &str) -> Result<()> {
-        self.tx
-            .execute(
-                "INSERT INTO meta(key, value) VALUES (?1, ?2)
-                 ON CONFLICT(key) DO UPDATE SET value = excluded.value",
-                params![key, value],
-            )
-            .map(|_| ())
-            .map_err(|e| self.err(e))
+        put_meta(self.tx, key, value).map_err(|e| self.err(e))
     }
+}
+
+/// Inserts or replaces one metadata row.
+fn put_meta(conn: &Connection, key: &str, value: &str) -> rusqlite::Result<()> {
+    conn.execute(
+        "INSERT INTO meta(key, value) VALUES (?1, ?2)
+         ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+        params![key, value],
+    )
+    .map(|_| ())
 }
 
 /// 63-bit hash of the normalized title path (indexed instead of the string).
