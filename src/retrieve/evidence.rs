@@ -38,13 +38,22 @@ pub struct Evidence {
     /// What to know about the answer (a budget over the cap).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub hint: Option<String>,
+    /// Why there is no evidence, when the query itself is the reason.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
 }
 
 impl Evidence {
     /// The block an agent reads.
     pub fn render(&self) -> String {
         if self.no_evidence {
-            return format!("No evidence in indexed context for: {}\n", self.query);
+            return match &self.note {
+                Some(note) => format!(
+                    "No evidence in indexed context for: {}\nNote: {note}.\n",
+                    self.query
+                ),
+                None => format!("No evidence in indexed context for: {}\n", self.query),
+            };
         }
         let mut out = String::from("EVIDENCE (read-only)\n");
         for c in &self.chunks {
@@ -77,6 +86,7 @@ impl Retriever {
                 query: query.to_string(),
                 chunks: Vec::new(),
                 no_evidence: true,
+                note: result.note.clone(),
                 search: Some(result),
                 used: 0,
                 budget: asked,
@@ -122,6 +132,7 @@ impl Retriever {
             search: Some(result),
             budget: asked,
             hint: asked.clamp_note(),
+            note: None,
         })
     }
 }

@@ -189,7 +189,13 @@ pub struct SearchResult {
     /// docs-only search found no evidence: the answer may be in a tool's output.
     #[serde(skip_serializing_if = "is_zero")]
     pub relay_matches: usize,
+    /// Why there is no evidence, when the query itself is the reason.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
 }
+
+/// Said when no word of a query can be searched for.
+pub const NO_SEARCHABLE_WORDS: &str = "every word of the query is a stop word, question word or punctuation, so nothing can match it; use the words an answer would contain (a name, a term, an error message)";
 
 /// Lowest score, as a share of the `k`-th hit's, at which a candidate past the
 /// `k`-th is still read to see whether it copies a hit: copies of one text score
@@ -229,6 +235,17 @@ impl Retriever {
             });
         }
         let filter = self.filter(opts)?;
+        let terms = self.reader.query_terms(query);
+        if terms.is_empty() {
+            return Ok(SearchResult {
+                hits: Vec::new(),
+                no_evidence: true,
+                coverage: 0.0,
+                suggestions: Vec::new(),
+                relay_matches: 0,
+                note: Some(NO_SEARCHABLE_WORDS.into()),
+            });
+        }
         let k = opts.k.max(1);
         // Parts of one section would crowd each other out: fetch extra and keep
         // the best part of each section.
@@ -270,7 +287,6 @@ impl Retriever {
             }
             Ok(chunks)
         })?;
-        let terms = self.reader.query_terms(query);
         // Questions about code describe behaviour in words a function rarely
         // uses itself (its comments are terse, its names compound), so a
         // function covers few of an answerable question's words; its file
@@ -317,6 +333,7 @@ impl Retriever {
                 coverage,
                 suggestions,
                 relay_matches,
+                note: None,
             });
         }
         let hits = chunks
@@ -356,6 +373,7 @@ impl Retriever {
             coverage,
             suggestions: Vec::new(),
             relay_matches: 0,
+            note: None,
         })
     }
 

@@ -45,6 +45,7 @@ fn every_tool_in_both_eras() {
                 call("internal_resource_read", json!({"opaque_reference": s.json_ref})),
                 call("ctx_evidence", json!({"query": query, "budget": 999999})),
                 call("internal_resource_length", json!({"opaque_reference": s.json_ref})),
+                call("ctx_search", json!({"query": "what is it?"})),
             ]),
         );
         assert_eq!(report["protocol_version"], version, "{mode}");
@@ -136,6 +137,14 @@ fn every_tool_in_both_eras() {
         assert!(
             text(shape, 0).contains("\nshape: object{items} (1 keys)\n"),
             "{mode}: {shape}"
+        );
+
+        // A query nothing can match says why, so the model rewords it.
+        let unsearchable = &steps[13];
+        assert_eq!(unsearchable["structuredContent"]["no_evidence"], true);
+        assert!(
+            text(unsearchable, 0).contains("\nNote: every word of the query is a stop word"),
+            "{mode}: {unsearchable}"
         );
     }
 }

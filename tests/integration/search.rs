@@ -116,6 +116,35 @@ fn no_evidence() {
     assert_eq!(r["hits"].as_array().unwrap().len(), 0);
 }
 
+/// A query with no word that can be searched for (stop words, question words,
+/// punctuation) has no evidence and says why, so the caller rewords it rather
+/// than concluding the docs lack the answer; a real word brings hits back.
+#[test]
+fn query_without_searchable_words_says_so() {
+    let env = Env::demo_built();
+    let why = "every word of the query is a stop word, question word or punctuation";
+    env.ctx(&["search", "what is it?"])
+        .assert()
+        .code(1)
+        .stdout(predicate::str::starts_with(
+            "No evidence in indexed context.",
+        ))
+        .stderr(predicate::str::contains(format!("note: {why}")));
+    let r = env.json(&["search", "to be or not to be"]);
+    assert_eq!(r["no_evidence"], true, "{r}");
+    assert!(r["note"].as_str().unwrap().starts_with(why), "{r}");
+    env.ctx(&["evidence", "what is it"])
+        .assert()
+        .code(1)
+        .stdout(predicate::str::contains(format!("Note: {why}")));
+    let e = env.json(&["evidence", "what is it"]);
+    assert!(e["note"].as_str().unwrap().starts_with(why), "{e}");
+
+    let r = env.json(&["search", "what is a lock?"]);
+    assert_eq!(r["no_evidence"], false, "{r}");
+    assert!(r.get("note").is_none(), "{r}");
+}
+
 /// A blank query is a usage error that says what to do, not "no evidence";
 /// `evidence` says the same.
 #[test]

@@ -148,6 +148,9 @@ pub(super) fn search(cli: &Cli, p: &Printer, args: &SearchArgs) -> anyhow::Resul
         p.json(&result);
     } else if result.no_evidence {
         p.text("No evidence in indexed context.\n");
+        if let Some(note) = &result.note {
+            p.note(&format!("note: {note}"));
+        }
         if !result.suggestions.is_empty() {
             p.text("Nearest headings:\n");
             for s in &result.suggestions {

@@ -300,6 +300,9 @@ pub(crate) fn render_search(query: &str, r: &SearchResult) -> String {
         let mut out = format!(
             "No evidence in indexed context for: {query}\nSay the indexed docs do not cover it rather than guessing."
         );
+        if let Some(note) = &r.note {
+            out.push_str(&format!("\nNote: {note}."));
+        }
         if !r.suggestions.is_empty() {
             out.push_str("\nNearest headings (not answers):");
             for s in &r.suggestions {
@@ -430,6 +433,7 @@ mod tests {
             coverage: 0.1,
             suggestions: Vec::new(),
             relay_matches: 0,
+            note: None,
         };
         assert!(!render_search("q", &r).contains("scope \"relay\""));
         r.relay_matches = 2;
