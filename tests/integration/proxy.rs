@@ -473,6 +473,18 @@ fn eras_and_sessions() {
         Some(20_000)
     );
     drop(r);
+    // $CTX_SESSION names the session as --session does, as for every command.
+    let log = env.path().join("stub.log").display().to_string();
+    let server = stub(&["--modern"]);
+    let vars = [("STUB_LOG", log.as_str()), ("CTX_SESSION", "s1")];
+    let mut r = Relay::start(&env, &[], &server, &vars);
+    let again = r.call(
+        "internal_resource_length",
+        json!({"opaque_reference": reference}),
+    );
+    assert_eq!(again["isError"], false, "{again}");
+    assert!(text_of(&again).contains(": 20000 chars"), "{again}");
+    drop(r);
     let mut r = start(&env, &["--session", "s2"], true);
     let other = r.call(
         "internal_resource_length",

@@ -214,8 +214,8 @@ pub struct ProxyArgs {
     /// Box image, audio and blob payloads over this many bytes of base64.
     #[arg(long, value_name = "BYTES", default_value_t = 1 << 20)]
     pub binary_threshold: usize,
-    /// Session of the references (default: a new `proxy-<random>` per run); reuse a name to keep references across restarts.
-    #[arg(long)]
+    /// Session of the references (default: $CTX_SESSION, else a new `proxy-<random>` per run); reuse a name to keep references across restarts.
+    #[arg(long, env = "CTX_SESSION")]
     pub session: Option<String>,
     /// Do not check tool arguments against the tool's inputSchema.
     #[arg(long)]
