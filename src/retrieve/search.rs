@@ -268,7 +268,13 @@ impl Retriever {
                 let Some(c) = rows.chunk(&s.id)? else {
                     continue;
                 };
-                if c.part.is_some() && !sections.insert((c.doc.clone(), c.title_path.clone())) {
+                // Plain text (a boxed log, a tool's output) has no sections: its
+                // parts are windows of one long value, and a search within it
+                // wants every window that matches, not the best one alone.
+                if c.part.is_some()
+                    && c.kind != ChunkKind::Text
+                    && !sections.insert((c.doc.clone(), c.title_path.clone()))
+                {
                     continue;
                 }
                 if let Some(kept) = chunks.iter_mut().find(|h| near_duplicate(&h.chunk, &c)) {
@@ -323,7 +329,10 @@ impl Retriever {
                     min_coverage: opts.min_coverage,
                     ..SearchOptions::default()
                 };
-                self.search(query, &peek)?.hits.len()
+                // Outputs, not hits: several windows of one log are one output.
+                let peeked = self.search(query, &peek)?;
+                let outputs: HashSet<&str> = peeked.hits.iter().map(|h| h.doc.as_str()).collect();
+                outputs.len()
             } else {
                 0
             };

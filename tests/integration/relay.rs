@@ -434,6 +434,40 @@ fn the_same_output_twice_is_one_box() {
     assert_eq!(resolve(&env, &["read", fresh.trim()]), value);
 }
 
+/// A boxed log is windows of one value, not a document's sections: a search
+/// names every window that matches (each with its own resolve call), not only
+/// the best one.
+#[test]
+fn every_matching_window_of_a_boxed_log_is_a_hit() {
+    let env = Env::empty();
+    let mut log = String::new();
+    for i in 0..3000 {
+        if i % 1000 == 500 {
+            log.push_str(&format!("{i}: upstream handshake refused by gateway\n"));
+        } else {
+            log.push_str(&format!("{i}: request served in {} ms\n", i % 17));
+        }
+    }
+    let r = boxed(env.path(), &log, &["--tool", "tail_log"]);
+    let r = r.trim();
+    let hits = env.json(&["search", "handshake refused", "--scope", "relay", "-k", "5"]);
+    let starts: Vec<u64> = hits["hits"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|h| {
+            assert_eq!(h["boxed"]["reference"], r, "{h}");
+            h["boxed"]["start_line"].as_u64().unwrap()
+        })
+        .collect();
+    assert_eq!(starts.len(), 3, "one hit per matching window: {hits}");
+    for (start, hit) in starts.iter().zip(hits["hits"].as_array().unwrap()) {
+        let count = hit["boxed"]["line_count"].as_u64().unwrap().to_string();
+        let lines = resolve(&env, &["lines", r, &start.to_string(), &count]);
+        assert!(lines.contains("handshake refused"), "{lines}");
+    }
+}
+
 /// A docs search that finds nothing says when boxed tool outputs answer the
 /// query, so an agent looks there instead of concluding nothing does.
 #[test]
