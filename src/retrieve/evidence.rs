@@ -47,13 +47,11 @@ impl Evidence {
     /// The block an agent reads.
     pub fn render(&self) -> String {
         if self.no_evidence {
-            return match &self.note {
-                Some(note) => format!(
-                    "No evidence in indexed context for: {}\nNote: {note}.\n",
-                    self.query
-                ),
-                None => format!("No evidence in indexed context for: {}\n", self.query),
-            };
+            let mut out = format!("No evidence in indexed context for: {}\n", self.query);
+            if let Some(note) = &self.note {
+                out.push_str(&format!("Note: {note}.\n"));
+            }
+            return out;
         }
         let mut out = String::from("EVIDENCE (read-only)\n");
         for c in &self.chunks {
