@@ -135,9 +135,9 @@ pub fn store_value(seg: &Segment, value: &str, opts: &BoxOptions) -> Result<BoxR
     Ok(row)
 }
 
-/// The box of `session` that already holds `value` from `tool`, refreshed so
-/// `gc` counts its age from now; `None` when there is none, or when its file
-/// is gone or differs (the value is then boxed anew).
+/// The box of `session` that already holds `value` from `tool` (same SHA-256),
+/// refreshed so `gc` counts its age from now; `None` when there is none, or
+/// when its file is gone or has another size (the value is then boxed anew).
 fn reuse(
     seg: &Segment,
     session: &str,
@@ -161,10 +161,12 @@ fn reuse(
     let Some(mut row) = catalog.box_row(&found.id)? else {
         return Ok(None);
     };
+    // The hash already matched; reading the file back (up to the whole value)
+    // would only re-prove it. Its size tells a file that is gone or cut short.
     let intact = file_path(seg, &row)
         .ok()
-        .and_then(|path| std::fs::read(path).ok())
-        .is_some_and(|stored| stored == value.as_bytes());
+        .and_then(|path| std::fs::metadata(path).ok())
+        .is_some_and(|m| m.len() == value.len() as u64);
     if !intact {
         return Ok(None);
     }
