@@ -6,6 +6,7 @@
 pub mod abbrev;
 mod collect;
 pub mod doctest;
+mod intent;
 pub mod operators;
 mod query_words;
 pub mod reader;

@@ -63,15 +63,29 @@ fn is_question_word(word: &str) -> bool {
     QUESTION_WORDS.contains(&word.to_lowercase().as_str())
 }
 
-/// `query` with its question words blanked out.
+/// Endings a word takes after an apostrophe (`it's`, `we've`, `don't`).
+const CLITICS: &[&str] = &["t", "s", "re", "ve", "ll", "d", "m"];
+
+/// `query` with its question words blanked out. A contraction loses its
+/// ending (`service's` is `service`), and a negated auxiliary (`wasn't`,
+/// `doesn't`) goes whole: its stem is no word a document would be found by,
+/// and, rare in docs, it would weigh like a rare subject word.
 pub(super) fn strip_question_words(query: &str) -> String {
+    let query = query.replace(['\u{2019}', '\u{2018}'], "'");
     let mut out = String::with_capacity(query.len());
-    for word in query.split(|c: char| !(c.is_alphanumeric() || c == '_')) {
-        if word.is_empty() || is_question_word(word) {
+    for word in query.split(|c: char| !(c.is_alphanumeric() || c == '_' || c == '\'')) {
+        let word = word.trim_matches('\'');
+        let (base, negated) = match word.rsplit_once('\'') {
+            Some((base, end)) if CLITICS.contains(&end.to_lowercase().as_str()) => {
+                (base, end.eq_ignore_ascii_case("t"))
+            }
+            _ => (word, false),
+        };
+        if base.is_empty() || negated || is_question_word(base) {
             out.push(' ');
             continue;
         }
-        out.push_str(word);
+        out.push_str(base);
         out.push(' ');
     }
     out
@@ -136,6 +150,21 @@ pub(super) fn analyze_query(
 mod tests {
     use super::*;
     use crate::index::tokenizer;
+
+    #[test]
+    fn contractions_lose_their_endings_and_negations_go() {
+        let words = |q: &str| {
+            strip_question_words(q)
+                .split_whitespace()
+                .map(str::to_string)
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(
+            words("why wasn’t the service's flag used? it doesn't 'static"),
+            ["the", "service", "flag", "used", "it", "static"]
+        );
+        assert_eq!(words("we'll see; rock'n'roll"), ["see", "rock'n'roll"]);
+    }
 
     #[test]
     fn identifier_parts_are_told_from_words() {

@@ -561,3 +561,76 @@ fn eval_metrics_follow_their_definitions() {
             "q.jsonl line 4: invalid type: integer `1`, expected a string",
         ));
 }
+
+/// One proposal of a templated design-doc corpus: every one has the same
+/// sections, and its proposal names the feature as often as the other sections.
+fn proposal(n: u32, feature: &str, words: &str) -> String {
+    format!(
+        "# Proposal {n}: {feature}\n\n## Summary\n\nAdd {feature} to the proxy.\n\n\
+         ## Proposal\n\nThe proxy reads the {words} setting, a boolean field of the service, \
+         and keeps the service's traffic local.\n\n\
+         ## Risks and Mitigations\n\nA service with no local endpoint drops its traffic; \
+         the proxy logs a warning for such a service.\n\n\
+         ## Upgrade / Downgrade Strategy\n\nAn older proxy ignores the field, and the service's \
+         traffic is spread over every node again.\n\n\
+         ## Alternatives\n\n### A field per service port\n\nRejected: ports share endpoints.\n\n\
+         ### A plain on/off value\n\nA {words} boolean could not grow a third mode later, \
+         so the field is an enum.\n"
+    )
+}
+
+/// A question that asks for a section role in its own words ("why wasn't…",
+/// "if I roll back…", "what breaks") ranks the section of that role within the
+/// document first, though the topic's words are thicker elsewhere in it; a
+/// question without such words still ranks the section about its topic.
+#[test]
+fn a_question_finds_the_section_role_it_asks_for() {
+    let env = Env::empty();
+    env.write("p1.md", proposal(1, "Node-local traffic", "node-local"));
+    env.write("p2.md", proposal(2, "Zone-aware routing", "zone-aware"));
+    env.write("p3.md", proposal(3, "Topology hints", "topology-hint"));
+    env.ctx(&["build"]).assert().success();
+    let top = |q: &str| {
+        let r = env.json(&["search", "--no-build", q, "-k", "3"]);
+        let hit = &r["hits"][0];
+        format!("{} {}", hit["doc"], hit["title_path"])
+    };
+    assert_eq!(
+        top("why wasn't a node-local boolean used for the service?"),
+        r#""p1.md" ["Proposal 1: Node-local traffic","Alternatives","A plain on/off value"]"#
+    );
+    assert_eq!(
+        top("if I roll back to an older zone-aware proxy, what happens to the service?"),
+        r#""p2.md" ["Proposal 2: Zone-aware routing","Upgrade / Downgrade Strategy"]"#
+    );
+    assert_eq!(
+        top("what breaks for a topology-hint service?"),
+        r#""p3.md" ["Proposal 3: Topology hints","Risks and Mitigations"]"#
+    );
+    assert_eq!(
+        top("where is the topology-hint setting of a service read?"),
+        r#""p3.md" ["Proposal 3: Topology hints","Proposal"]"#
+    );
+}
+
+/// Contractions are words of the question's grammar, not of its subject: a
+/// negated auxiliary (`doesn't`) and a possessive ending (`client's`) are not
+/// searched for, so they cannot leave a question uncovered.
+#[test]
+fn contractions_are_not_searched_for() {
+    let env = Env::empty();
+    env.write(
+        "client.md",
+        "# Client\n\n## Retries\n\nThe client retries a failed request three times, then reports the error.\n\n\
+         ## Timeouts\n\nEach request times out after ten seconds.\n",
+    );
+    env.ctx(&["build"]).assert().success();
+    for q in [
+        "why doesn't the client retry a failed request?",
+        "the client’s retries of a failed request",
+    ] {
+        let r = env.json(&["search", "--no-build", q]);
+        assert_eq!(r["coverage"], 1.0, "{q}: {r}");
+        assert_eq!(r["hits"][0]["title_path"][1], "Retries", "{q}: {r}");
+    }
+}
