@@ -217,6 +217,28 @@ impl IndexReader {
         self.stemmed_query(&strip_question_words(query), query).0
     }
 
+    /// The words of `query` (question words aside) that no indexed text
+    /// holds, in any spelling search matches: a question about `jemalloc`
+    /// over docs that never say it is about something else than what
+    /// they say.
+    pub fn absent_words(&self, query: &str) -> Vec<String> {
+        let mut out: Vec<String> = Vec::new();
+        for word in strip_question_words(query).split_whitespace() {
+            let terms = self.with_stemmed(|a| tokenizer::analyze(a, word));
+            let absent = !terms.is_empty()
+                && terms.iter().all(|t| {
+                    self.doc_freq(t) == 0
+                        && abbrev::variants(t)
+                            .iter()
+                            .all(|v| self.doc_freq(&v.stem) == 0)
+                });
+            if absent && !out.iter().any(|w| w.eq_ignore_ascii_case(word)) {
+                out.push(word.to_string());
+            }
+        }
+        out
+    }
+
     /// The stemmed terms of `query` (its question words already stripped in
     /// `words`) as [`Self::query_terms`] gives them, and those of them that
     /// occur only as identifier parts.

@@ -3,6 +3,7 @@
 
 use serde::Serialize;
 
+use super::search::absent_note;
 use super::{Budget, Fetched, GetOptions, Mode, Retriever, SearchOptions, SearchResult};
 use crate::error::Result;
 
@@ -41,6 +42,9 @@ pub struct Evidence {
     /// Why there is no evidence, when the query itself is the reason.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub note: Option<String>,
+    /// Words of the query that no indexed text holds.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub absent: Vec<String>,
 }
 
 impl Evidence {
@@ -48,12 +52,15 @@ impl Evidence {
     pub fn render(&self) -> String {
         if self.no_evidence {
             let mut out = format!("No evidence in indexed context for: {}\n", self.query);
-            if let Some(note) = &self.note {
+            for note in self.note.iter().cloned().chain(absent_note(&self.absent)) {
                 out.push_str(&format!("Note: {note}.\n"));
             }
             return out;
         }
         let mut out = String::from("EVIDENCE (read-only)\n");
+        if let Some(note) = absent_note(&self.absent) {
+            out.push_str(&format!("Note: {note}.\n"));
+        }
         for c in &self.chunks {
             out.push_str(&format!(
                 "\n[{}] {} ({}:{}-{})\n",
@@ -85,6 +92,7 @@ impl Retriever {
                 chunks: Vec::new(),
                 no_evidence: true,
                 note: result.note.clone(),
+                absent: result.absent.clone(),
                 search: Some(result),
                 used: 0,
                 budget: asked,
@@ -124,6 +132,7 @@ impl Retriever {
         )?;
         Ok(Evidence {
             query: query.to_string(),
+            absent: result.absent.clone(),
             used: got.used,
             chunks: got.chunks,
             no_evidence: false,

@@ -589,6 +589,10 @@ fn a_question_finds_the_section_role_it_asks_for() {
     env.write("p1.md", proposal(1, "Node-local traffic", "node-local"));
     env.write("p2.md", proposal(2, "Zone-aware routing", "zone-aware"));
     env.write("p3.md", proposal(3, "Topology hints", "topology-hint"));
+    env.write(
+        "glossary.md",
+        "# Glossary\n\nTo roll back is to go back to the release before.\n",
+    );
     env.ctx(&["build"]).assert().success();
     let top = |q: &str| {
         let r = env.json(&["search", "--no-build", q, "-k", "3"]);
@@ -633,4 +637,57 @@ fn contractions_are_not_searched_for() {
         assert_eq!(r["coverage"], 1.0, "{q}: {r}");
         assert_eq!(r["hits"][0]["title_path"][1], "Retries", "{q}: {r}");
     }
+}
+
+/// A query word no indexed text holds is named (JSON `absent`, a CLI note, a
+/// note in the evidence block) and raises the coverage a prose answer needs:
+/// a question about `jemalloc` whose other words cover more than the usual
+/// threshold still gets "No evidence", while a question that only paraphrases
+/// with an absent word ("replaced") is answered.
+#[test]
+fn absent_words_are_named_and_raise_the_bar() {
+    let env = Env::empty();
+    env.write(
+        "runtime.md",
+        "# Runtime\n\n## Memory allocation\n\nThe global allocator hands out heap memory for every Box and Vec, \
+         and takes it back when they are dropped.\n\n## Threads\n\nEach worker thread has its own stack; the \
+         stack size is set when the thread is spawned.\n\n## Logging\n\nLog lines go to standard error, one line \
+         per event, with a timestamp.\n",
+    );
+    env.ctx(&["build"]).assert().success();
+    let q = "replace the global memory allocator with jemalloc";
+    let r = env.json(&["search", "--no-build", q]);
+    assert_eq!(
+        r["absent"],
+        serde_json::json!(["replace", "jemalloc"]),
+        "{r}"
+    );
+    let coverage = r["coverage"].as_f64().unwrap();
+    assert!(coverage > 0.375, "above the usual bar: {r}");
+    assert_eq!(r["no_evidence"], true, "{r}");
+    env.ctx(&["search", "--no-build", q])
+        .assert()
+        .code(1)
+        .stdout(predicate::str::contains("No evidence in indexed context."))
+        .stderr(predicate::str::contains(
+            r#"note: no indexed text contains "replace" or "jemalloc""#,
+        ));
+
+    let q = "how is the global allocator replaced";
+    let r = env.json(&["search", "--no-build", q]);
+    assert_eq!(r["absent"], serde_json::json!(["replaced"]), "{r}");
+    assert_eq!(r["hits"][0]["title_path"][1], "Memory allocation", "{r}");
+    env.ctx(&["evidence", "--no-build", q])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains(
+            "EVIDENCE (read-only)\nNote: no indexed text contains \"replaced\".\n",
+        ));
+    // Every word found: no note, no key.
+    let r = env.json(&["search", "--no-build", "global allocator memory"]);
+    assert!(r.get("absent").is_none(), "{r}");
+    env.ctx(&["search", "--no-build", "global allocator memory"])
+        .assert()
+        .success()
+        .stderr(predicate::str::contains("no indexed text").not());
 }

@@ -124,6 +124,8 @@ struct Outcome<'a> {
     q: &'a Query,
     hits: Vec<Hit>,
     coverage: f32,
+    /// Words of the query no indexed text holds.
+    absent: Vec<String>,
     ms: f64,
 }
 
@@ -157,6 +159,7 @@ pub(super) fn eval(cli: &Cli, p: &Printer, args: &EvalArgs) -> anyhow::Result<Ex
             q,
             hits: res.hits,
             coverage: res.coverage,
+            absent: res.absent,
             ms: t.elapsed().as_secs_f64() * 1000.0,
         });
     }
@@ -195,11 +198,17 @@ pub(super) fn eval(cli: &Cli, p: &Printer, args: &EvalArgs) -> anyhow::Result<Ex
                     .take(3)
                     .map(|h| format!("{} > {}", h.doc, h.title_path.join(" > ")))
                     .collect();
+                let absent = if o.absent.is_empty() {
+                    String::new()
+                } else {
+                    format!(" absent {:?}", o.absent)
+                };
                 p.text(&format!(
-                    "MISS {} [{}] cov {:.2}{} {:?}\n  top: {}\n",
+                    "MISS {} [{}] cov {:.2}{}{} {:?}\n  top: {}\n",
                     o.q.qid,
                     o.q.kind,
                     o.coverage,
+                    absent,
                     if abstain { " (abstained)" } else { "" },
                     o.q.query,
                     top.join(" | ")
@@ -213,9 +222,9 @@ pub(super) fn eval(cli: &Cli, p: &Printer, args: &EvalArgs) -> anyhow::Result<Ex
 impl Outcome<'_> {
     /// Whether search would say "no evidence" at threshold `min_coverage`.
     fn abstains(&self, min_coverage: f32) -> bool {
-        self.hits
-            .first()
-            .is_none_or(|h| self.coverage < min_coverage_for(&h.kind, min_coverage))
+        self.hits.first().is_none_or(|h| {
+            self.coverage < min_coverage_for(&h.kind, min_coverage, !self.absent.is_empty())
+        })
     }
 }
 

@@ -144,6 +144,11 @@ pub(super) fn search(cli: &Cli, p: &Printer, args: &SearchArgs) -> anyhow::Resul
     let r = Retriever::open(&seg)?;
     let query = args.query.join(" ");
     let result = r.search(&query, &search_options(args))?;
+    if !p.json
+        && let Some(note) = result.absent_note()
+    {
+        p.note(&format!("note: {}", sanitize(&note)));
+    }
     if p.json {
         p.json(&result);
     } else if result.no_evidence {

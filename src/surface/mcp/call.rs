@@ -300,7 +300,7 @@ pub(crate) fn render_search(query: &str, r: &SearchResult) -> String {
         let mut out = format!(
             "No evidence in indexed context for: {query}\nSay the indexed docs do not cover it rather than guessing."
         );
-        if let Some(note) = &r.note {
+        for note in r.note.iter().cloned().chain(r.absent_note()) {
             out.push_str(&format!("\nNote: {note}."));
         }
         if !r.suggestions.is_empty() {
@@ -320,7 +320,10 @@ pub(crate) fn render_search(query: &str, r: &SearchResult) -> String {
         }
         return out;
     }
-    let mut out = String::new();
+    let mut out = r
+        .absent_note()
+        .map(|n| format!("Note: {n}.\n"))
+        .unwrap_or_default();
     for (i, h) in r.hits.iter().enumerate() {
         // A hit inside a boxed tool output names its reference, so the model
         // can resolve or pass it on.
@@ -434,6 +437,7 @@ mod tests {
             suggestions: Vec::new(),
             relay_matches: 0,
             note: None,
+            absent: Vec::new(),
         };
         assert!(!render_search("q", &r).contains("scope \"relay\""));
         r.relay_matches = 2;
@@ -441,6 +445,33 @@ mod tests {
         assert!(
             text.ends_with("call ctx_search with scope \"relay\" (or \"all\")."),
             "{text}"
+        );
+    }
+
+    #[test]
+    fn absent_words_are_named_with_or_without_hits() {
+        let r = SearchResult {
+            hits: Vec::new(),
+            no_evidence: true,
+            coverage: 0.4,
+            suggestions: Vec::new(),
+            relay_matches: 0,
+            note: None,
+            absent: vec!["jemalloc".into(), "PGO".into()],
+        };
+        let text = render_search("q", &r);
+        assert!(
+            text.contains("\nNote: no indexed text contains \"jemalloc\" or \"PGO\"."),
+            "{text}"
+        );
+        let r = SearchResult {
+            no_evidence: false,
+            ..r
+        };
+        assert!(
+            render_search("q", &r).starts_with("Note: no indexed text contains"),
+            "{}",
+            render_search("q", &r)
         );
     }
 }
