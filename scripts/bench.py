@@ -195,6 +195,8 @@ def main():
         # Written blind (fixtures/eval/README.md).
         bench_eval(a.bin, segs["rust-book"], os.path.join(ROOT, "fixtures/eval/rust-book-blind.jsonl"))
         bench_eval(a.bin, segs["k8s-enhancements"], os.path.join(ROOT, "fixtures/eval/k8s-blind.jsonl"))
+        bench_eval(a.bin, segs["rust-book"], os.path.join(ROOT, "fixtures/eval/rust-book-blind2.jsonl"))
+        bench_eval(a.bin, segs["k8s-enhancements"], os.path.join(ROOT, "fixtures/eval/k8s-blind2.jsonl"))
         # Code search: the `ignore` crate (ctx depends on it, so `cargo fetch` has it).
         bench_eval(a.bin, copy_crate("ignore-0.4.34"), os.path.join(ROOT, "fixtures/eval/code-ignore.jsonl"), build=True)
         # clap_builder and the MCP Python SDK the tests install (see fixtures/eval/README.md
