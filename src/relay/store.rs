@@ -68,6 +68,8 @@ pub enum Boxed {
     PassThrough,
     /// Stored; refer to it by `row.id`.
     Stored(BoxRow),
+    /// Already stored by this session from the same tool: its box, refreshed.
+    Reused(BoxRow),
 }
 
 /// Checks a session name (it becomes a directory name).
@@ -93,13 +95,23 @@ pub fn box_value(seg: &Segment, value: &str, opts: &BoxOptions) -> Result<Boxed>
     if !opts.threshold.exceeded_by(value) {
         return Ok(Boxed::PassThrough);
     }
-    store_value(seg, value, opts).map(Boxed::Stored)
+    let (row, reused) = store_or_reuse(seg, value, opts)?;
+    Ok(if reused {
+        Boxed::Reused(row)
+    } else {
+        Boxed::Stored(row)
+    })
 }
 
 /// Stores `value` unconditionally and returns its row. A value this session
 /// already boxed from the same tool gets its existing box back: an agent that
 /// runs the same call twice should not store, index and find the output twice.
 pub fn store_value(seg: &Segment, value: &str, opts: &BoxOptions) -> Result<BoxRow> {
+    store_or_reuse(seg, value, opts).map(|(row, _)| row)
+}
+
+/// [`store_value`], and whether the row is an existing box.
+fn store_or_reuse(seg: &Segment, value: &str, opts: &BoxOptions) -> Result<(BoxRow, bool)> {
     let session = check_session(&opts.session)?;
     let tool = sanitize_name(if opts.tool.is_empty() {
         "value"
@@ -108,7 +120,7 @@ pub fn store_value(seg: &Segment, value: &str, opts: &BoxOptions) -> Result<BoxR
     });
     let sha256 = sha256_hex(value.as_bytes());
     if let Some(row) = reuse(seg, &session, &tool, &sha256, value, opts.lock_timeout)? {
-        return Ok(row);
+        return Ok((row, true));
     }
     let id = reference::new_id().map_err(|e| Error::Invalid(e.to_string()))?;
     let media = preview::media_type(value);
@@ -131,8 +143,10 @@ pub fn store_value(seg: &Segment, value: &str, opts: &BoxOptions) -> Result<BoxR
         media: media.as_str().to_string(),
         file,
     };
-    index_value(seg, &row, value, media, opts.lock_timeout)?;
-    Ok(row)
+    match index_value(seg, &row, value, media, opts.lock_timeout)? {
+        Some(theirs) => Ok((theirs, true)),
+        None => Ok((row, false)),
+    }
 }
 
 /// The box of `session` that already holds `value` from `tool` (same SHA-256),
@@ -158,7 +172,18 @@ fn reuse(
     // Under the lock `gc` takes, so the box cannot be removed in between.
     let _lock = FileLock::acquire(&seg.build_lock(), LockKind::Build, lock_timeout)?;
     let mut catalog = Catalog::open(&seg.db_path())?;
-    let Some(mut row) = catalog.box_row(&found.id)? else {
+    refresh_intact(seg, &mut catalog, &found.id, value.len())
+}
+
+/// The box `id`, its `gc` age restarted, when its file is there with `len`
+/// bytes; the caller holds the build lock.
+fn refresh_intact(
+    seg: &Segment,
+    catalog: &mut Catalog,
+    id: &str,
+    len: usize,
+) -> Result<Option<BoxRow>> {
+    let Some(mut row) = catalog.box_row(id)? else {
         return Ok(None);
     };
     // The hash already matched; reading the file back (up to the whole value)
@@ -166,7 +191,7 @@ fn reuse(
     let intact = file_path(seg, &row)
         .ok()
         .and_then(|path| std::fs::metadata(path).ok())
-        .is_some_and(|m| m.len() == value.len() as u64);
+        .is_some_and(|m| m.len() == len as u64);
     if !intact {
         return Ok(None);
     }
@@ -176,13 +201,16 @@ fn reuse(
 }
 
 /// Chunks the value and records row, chunks and index entries together.
+/// When another process boxed the same value from the same tool in the
+/// session meanwhile (both looked before either had recorded it), this one's
+/// file is dropped and that box is returned instead.
 fn index_value(
     seg: &Segment,
     row: &BoxRow,
     value: &str,
     media: MediaType,
     lock_timeout: Duration,
-) -> Result<()> {
+) -> Result<Option<BoxRow>> {
     let doc = format!("relay/{}", row.id);
     let mut cut = value.len().min(MAX_INDEXED_BYTES);
     while !value.is_char_boundary(cut) {
@@ -205,6 +233,16 @@ fn index_value(
     };
     let _lock = FileLock::acquire(&seg.build_lock(), LockKind::Build, lock_timeout)?;
     let mut catalog = Catalog::open(&seg.db_path())?;
+    if let Some(theirs) = catalog.box_with_content(&row.session, &row.tool, &row.sha256)?
+        && let Some(theirs) = refresh_intact(seg, &mut catalog, &theirs.id, value.len())?
+    {
+        if let Ok(path) = file_path(seg, row) {
+            // Nothing refers to it: a failed removal leaves a stray file,
+            // never a wrong answer.
+            let _ = std::fs::remove_file(path);
+        }
+        return Ok(Some(theirs));
+    }
     let index = SearchIndex::open_or_create(&seg.index_dir())?;
     let generation = catalog.generation()?;
     catalog.transaction(|tx| {
@@ -215,7 +253,8 @@ fn index_value(
     for c in &chunks {
         writer.add(c, "relay")?;
     }
-    writer.commit(generation)
+    writer.commit(generation)?;
+    Ok(None)
 }
 
 /// A stored value read back, after the session check.

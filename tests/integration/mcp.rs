@@ -96,6 +96,18 @@ fn every_tool_in_both_eras() {
         assert_eq!(none["structuredContent"]["no_evidence"], true);
         assert_eq!(none["structuredContent"]["hits"], json!([]));
         assert!(text(none, 0).starts_with("No evidence in indexed context"));
+        // Words no indexed text holds are named, for the model to weigh.
+        assert_eq!(
+            none["structuredContent"]["absent"],
+            json!(["quantum", "entanglement", "penguins"]),
+            "{mode}: {none}"
+        );
+        assert!(
+            text(none, 0).contains(
+                "\nNote: no indexed text contains \"quantum\" or \"entanglement\" or \"penguins\"."
+            ),
+            "{mode}: {none}"
+        );
 
         let length = &steps[5]["structuredContent"];
         assert_eq!(length["chars"], s.log.chars().count());

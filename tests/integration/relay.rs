@@ -2,7 +2,7 @@
 
 use predicates::prelude::*;
 
-use super::util::{Env, boxed, ctx, refused};
+use super::util::{Env, boxed, ctx, refused, spawn_with_input};
 
 fn resolve(env: &Env, args: &[&str]) -> String {
     let out = env.ctx(&["resolve"]).args(args).output().expect("run");
@@ -406,6 +406,8 @@ fn the_same_output_twice_is_one_box() {
     let again = env.json_with_input(&["box", "--tool", "t"], &value);
     let r = first["reference"].as_str().unwrap().to_string();
     assert_eq!(again["reference"], r.as_str());
+    assert_eq!(first["reused"], false, "{first}");
+    assert_eq!(again["reused"], true, "{again}");
     assert!(
         again["box"]["created_ns"].as_i64() > first["box"]["created_ns"].as_i64(),
         "reuse counts as boxed now: {again}"
@@ -432,6 +434,35 @@ fn the_same_output_twice_is_one_box() {
     let fresh = boxed(env.path(), &value, &["--tool", "t"]);
     assert_ne!(fresh.trim(), r);
     assert_eq!(resolve(&env, &["read", fresh.trim()]), value);
+}
+
+/// The same output boxed by several processes at once is still one box: each
+/// looks before any has recorded it, and the ones that lose the race to the
+/// build lock hand back the winner's reference and drop their own file.
+#[test]
+fn the_same_output_boxed_at_once_is_one_box() {
+    let env = Env::empty();
+    let value = transcript();
+    let children: Vec<_> = (0..4)
+        .map(|_| {
+            let mut cmd = std::process::Command::new(assert_cmd::cargo::cargo_bin("ctx"));
+            cmd.args(["-s", env.path().to_str().unwrap(), "box", "--tool", "t"]);
+            spawn_with_input(&mut cmd, value.as_bytes())
+        })
+        .collect();
+    let refs: std::collections::HashSet<String> = children
+        .into_iter()
+        .map(|c| {
+            let out = c.wait_with_output().expect("wait for ctx box");
+            assert!(out.status.success(), "{out:?}");
+            String::from_utf8(out.stdout).unwrap().trim().to_string()
+        })
+        .collect();
+    assert_eq!(refs.len(), 1, "{refs:?}");
+    let dir = env.path().join("_ctx/relay/default");
+    assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 1);
+    let r = refs.into_iter().next().unwrap();
+    assert_eq!(resolve(&env, &["read", &r]), value);
 }
 
 /// A boxed log is windows of one value, not a document's sections: a search

@@ -284,7 +284,7 @@ pub(super) fn box_cmd(cli: &Cli, p: &Printer, args: &BoxArgs) -> anyhow::Result<
         threshold,
         lock_timeout: Duration::from_secs(60),
     };
-    match store::box_value(&seg, &value, &opts)? {
+    let (row, reused) = match store::box_value(&seg, &value, &opts)? {
         Boxed::PassThrough => {
             if p.json {
                 p.json(&serde_json::json!({"boxed": false, "value": value}));
@@ -293,30 +293,32 @@ pub(super) fn box_cmd(cli: &Cli, p: &Printer, args: &BoxArgs) -> anyhow::Result<
                 let mut out = std::io::stdout().lock();
                 out.write_all(value.as_bytes())?;
             }
+            return Ok(ExitCode::SUCCESS);
         }
-        Boxed::Stored(row) => {
-            let uri = format!("internal://{}", row.id);
-            if p.json {
-                p.json(&serde_json::json!({
-                    "boxed": true,
-                    "reference": uri,
-                    "resource_link": {"type": "resource_link", "uri": uri},
-                    "box": row,
-                    "preview": args.preview.then(|| store::describe(&row, &value)),
-                }));
-            } else {
-                match args.boxing {
-                    Boxing::Opaque => p.text(&format!("{uri}\n")),
-                    Boxing::Json => p.text(&format!(
-                        "{}\n",
-                        serde_json::json!({"type": "resource_link", "uri": uri})
-                    )),
-                }
-                if args.preview {
-                    p.text(&sanitize(&store::describe(&row, &value)));
-                    p.text("\n");
-                }
-            }
+        Boxed::Stored(row) => (row, false),
+        Boxed::Reused(row) => (row, true),
+    };
+    let uri = format!("internal://{}", row.id);
+    if p.json {
+        p.json(&serde_json::json!({
+            "boxed": true,
+            "reused": reused,
+            "reference": uri,
+            "resource_link": {"type": "resource_link", "uri": uri},
+            "box": row,
+            "preview": args.preview.then(|| store::describe(&row, &value)),
+        }));
+    } else {
+        match args.boxing {
+            Boxing::Opaque => p.text(&format!("{uri}\n")),
+            Boxing::Json => p.text(&format!(
+                "{}\n",
+                serde_json::json!({"type": "resource_link", "uri": uri})
+            )),
+        }
+        if args.preview {
+            p.text(&sanitize(&store::describe(&row, &value)));
+            p.text("\n");
         }
     }
     Ok(ExitCode::SUCCESS)
