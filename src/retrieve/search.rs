@@ -2,7 +2,7 @@
 //!
 //! A raw score threshold cannot tell answerable from unanswerable queries (BM25
 //! scores of the two overlap), so abstention uses *coverage*: the IDF-weighted
-//! share of the query's terms that the best chunks contain. A query whose rare,
+//! share of the query's terms that the best chunks contain ([`super::coverage`]). A query whose rare,
 //! distinctive words appear nowhere near each other is not answered by the pack.
 
 use std::collections::HashSet;
@@ -11,11 +11,12 @@ use globset::GlobBuilder;
 use serde::Serialize;
 
 use super::Retriever;
+use super::coverage::{DEFAULT_MIN_COVERAGE, min_coverage_for};
 use super::fold::near_duplicate;
 use super::preview::preview;
 use crate::chunk::{Chunk, ChunkKind};
 use crate::error::{Error, Result};
-use crate::index::{Filter, abbrev, tokenizer};
+use crate::index::Filter;
 
 /// Which chunks a search looks at.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Default)]
@@ -56,57 +57,6 @@ impl Default for SearchOptions {
         }
     }
 }
-
-/// Coverage below which a search abstains (chosen from the `ctx eval --sweep`
-/// of both dev sets: the highest value where neither loses more than one
-/// answerable query).
-pub const DEFAULT_MIN_COVERAGE: f32 = 0.375;
-
-/// The coverage threshold when the best hit is of chunk kind `kind`, given the
-/// threshold `base` for prose and whether some word of the query is `absent`
-/// from every indexed text.
-pub fn min_coverage_for(kind: &str, base: f32, absent: bool) -> f32 {
-    if kind == ChunkKind::Code.as_str() {
-        base * CODE_COVERAGE_FACTOR
-    } else if absent {
-        base * ABSENT_COVERAGE_FACTOR
-    } else {
-        base
-    }
-}
-
-/// Prose coverage threshold, relative to the usual one, for a query with a
-/// word no indexed text holds. Such a word (`jemalloc`, `sqlx`, `autovacuum`
-/// in the Rust Book) most often names what the docs are not about, and the
-/// question's everyday words ("replace the global memory allocator") then
-/// cover a good share of it anyway; but a paraphrase can use a word the docs
-/// do not ("heterogeneous", "lockfile"), so the word raises the bar rather
-/// than abstaining outright. Swept on the dev sets from 1.0 to 1.47: from 1.12
-/// to 1.2 the Rust Book abstains on 12 of its 14 unanswerable queries instead
-/// of 9, with no answerable query lost on either set; above 1.2 it loses one.
-/// Not for code, whose questions describe behaviour in words it never uses.
-pub const ABSENT_COVERAGE_FACTOR: f32 = 1.2;
-
-/// Code coverage threshold relative to prose. Code coverage is measured over
-/// the whole file of a hit (see [`Retriever::search`]), yet questions about
-/// code still use words the code does not: they describe behaviour ("keeps a
-/// spinner animating") that the code only does. Chosen by the prose rule (the
-/// highest threshold at which no code query set wrongly abstains on more than
-/// one answerable query) over five sets, two of them written blind: at 1.4
-/// (tuned on `ignore` alone) the blind indicatif set abstained on 8 of its 29
-/// answerable queries. Lexical coverage tells unanswerable code questions
-/// apart poorly: at 0.85 a third of them are abstained on (two thirds at 1.4).
-pub const CODE_COVERAGE_FACTOR: f32 = 0.85;
-
-/// Coverage credit of a query word the hits hold only a synonym of. A synonym
-/// addresses the word less surely than the word itself, but a question put
-/// wholly in other words ("upgrade or remove the toolchain" against "update"
-/// and "uninstall") is still answered. Swept over 0 / 0.3 / 0.5 / 0.7 / 1: at
-/// 0 the MCP set wrongly abstained on one more answerable query (4.5 % against
-/// 2.3 %); from 0.5 up clap_builder answered one more unanswerable one (50 %
-/// abstained against 75 %), which is the price of the question above. Hit@5
-/// and MRR do not depend on it.
-const SYNONYM_CREDIT: f32 = 0.5;
 
 /// One search hit.
 #[derive(Debug, Clone, Serialize)]
@@ -479,133 +429,4 @@ impl Retriever {
             docs,
         })
     }
-
-    /// IDF-weighted share of `terms` found in the best of the files `docs`.
-    pub fn file_coverage<'a>(
-        &self,
-        terms: &[String],
-        docs: impl Iterator<Item = &'a str>,
-    ) -> Result<f32> {
-        let idf = self.idf(terms);
-        let total: f32 = idf.iter().sum();
-        if total <= 0.0 {
-            return Ok(0.0);
-        }
-        let mut seen: HashSet<&str> = HashSet::new();
-        let mut best: f32 = 0.0;
-        // The terms and their abbreviations' other spellings, as search matched them.
-        let mut spellings: Vec<String> = terms.to_vec();
-        for v in terms.iter().flat_map(|t| abbrev::variants(t)) {
-            if !spellings.contains(&v.stem) {
-                spellings.push(v.stem.clone());
-            }
-        }
-        for doc in docs {
-            if !seen.insert(doc) {
-                continue;
-            }
-            let path: HashSet<String> = self
-                .reader
-                .with_stemmed(|a| tokenizer::analyze(a, doc))
-                .into_iter()
-                .collect();
-            let present = self.reader.terms_in_doc(doc, &spellings)?;
-            let found: HashSet<&str> = spellings
-                .iter()
-                .zip(&present)
-                .filter(|(t, p)| **p || path.contains(*t))
-                .map(|(t, _)| t.as_str())
-                .collect();
-            let got: f32 = terms
-                .iter()
-                .zip(&idf)
-                .map(|(t, w)| w * credit(t, |s| found.contains(s)))
-                .sum();
-            best = best.max(got / total);
-        }
-        Ok(best)
-    }
-
-    fn idf(&self, terms: &[String]) -> Vec<f32> {
-        let n = self.reader.num_docs().max(1) as f32;
-        terms
-            .iter()
-            .map(|t| {
-                let df = self.reader.doc_freq(t) as f32;
-                (1.0 + (n - df + 0.5) / (df + 0.5)).ln()
-            })
-            .collect()
-    }
-
-    /// IDF-weighted share of `terms` found in the best of `chunks`.
-    pub fn coverage<'a>(&self, terms: &[String], chunks: impl Iterator<Item = &'a Chunk>) -> f32 {
-        if terms.is_empty() {
-            return 0.0;
-        }
-        let n = self.reader.num_docs().max(1) as f32;
-        let idf: Vec<f32> = terms
-            .iter()
-            .map(|t| {
-                let df = self.reader.doc_freq(t) as f32;
-                (1.0 + (n - df + 0.5) / (df + 0.5)).ln()
-            })
-            .collect();
-        let total: f32 = idf.iter().sum();
-        if total <= 0.0 {
-            return 0.0;
-        }
-        // The terms and their abbreviations' other spellings; a chunk's words
-        // are checked against these as they stream by, not collected.
-        let mut spellings: Vec<&str> = terms.iter().map(String::as_str).collect();
-        for v in terms.iter().flat_map(|t| abbrev::variants(t)) {
-            if !spellings.contains(&v.stem.as_str()) {
-                spellings.push(&v.stem);
-            }
-        }
-        let mut found = vec![false; spellings.len()];
-        self.reader.with_stemmed(|analyzer| {
-            let mut best: f32 = 0.0;
-            for c in chunks {
-                found.fill(false);
-                let mut mark = |w: &str| {
-                    if let Some(i) = spellings.iter().position(|s| *s == w) {
-                        found[i] = true;
-                    }
-                };
-                tokenizer::for_each_term(analyzer, &c.text, &mut mark);
-                tokenizer::for_each_term(analyzer, &c.title_path.join(" "), &mut mark);
-                tokenizer::for_each_term(analyzer, &c.doc, &mut mark);
-                let has = |w: &str| {
-                    spellings
-                        .iter()
-                        .position(|s| *s == w)
-                        .is_some_and(|i| found[i])
-                };
-                let got: f32 = terms
-                    .iter()
-                    .zip(&idf)
-                    .map(|(t, w)| w * credit(t, has))
-                    .sum();
-                best = best.max(got / total);
-            }
-            best
-        })
-    }
-}
-
-/// How far the words for which `has` holds answer stemmed `term`: fully when
-/// they hold the term or another spelling of it (`dir` for `directori`), as
-/// search matches either; by [`SYNONYM_CREDIT`] when they hold only a synonym
-/// (`updat` for `upgrad`); else not at all.
-fn credit(term: &str, has: impl Fn(&str) -> bool) -> f32 {
-    if has(term) {
-        return 1.0;
-    }
-    let mut credit: f32 = 0.0;
-    for v in abbrev::variants(term) {
-        if has(&v.stem) {
-            credit = credit.max(if v.synonym { SYNONYM_CREDIT } else { 1.0 });
-        }
-    }
-    credit
 }

@@ -12,7 +12,7 @@ use serde::{Deserialize, Serialize};
 
 use super::{Cli, open};
 use crate::error::Error;
-use crate::retrieve::search::{DEFAULT_MIN_COVERAGE, min_coverage_for};
+use crate::retrieve::coverage::{DEFAULT_MIN_COVERAGE, min_coverage_for};
 use crate::retrieve::{Hit, Retriever, SearchOptions};
 use crate::surface::output::Printer;
 
