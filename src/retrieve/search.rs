@@ -1,9 +1,10 @@
 //! `search`: BM25 hits with query-focused previews, and the no-evidence decision.
 //!
 //! A raw score threshold cannot tell answerable from unanswerable queries (BM25
-//! scores of the two overlap), so abstention uses *coverage*: the IDF-weighted
-//! share of the query's terms that the best chunks contain ([`super::coverage`]). A query whose rare,
-//! distinctive words appear nowhere near each other is not answered by the pack.
+//! scores of the two overlap), so abstention uses *coverage* ([`super::coverage`]):
+//! the IDF-weighted share of the query's terms that the best chunks contain. A
+//! query whose rare, distinctive words appear nowhere near each other is not
+//! answered by the pack.
 
 use std::collections::HashSet;
 
