@@ -14,6 +14,7 @@ pub mod signals;
 mod term_cache;
 pub mod terms;
 pub mod tokenizer;
+mod vocab;
 pub mod writer;
 
 use std::path::{Path, PathBuf};

@@ -1,0 +1,85 @@
+//! What a snapshot knows about words: in how many chunks a term occurs, which
+//! terms a document holds, and which of a query's words no text holds. Coverage
+//! (abstention) asks these; ranking does not.
+
+use tantivy::collector::TopDocs;
+use tantivy::query::{BooleanQuery, Occur};
+use tantivy::schema::IndexRecordOption;
+use tantivy::{DocSet, Term};
+
+use super::query_words::strip_question_words;
+use super::reader::exact;
+use super::{IndexReader, REC_DOC, abbrev, index_err, tokenizer};
+use crate::error::Result;
+
+impl IndexReader {
+    /// The words of `query` (question words aside) that no indexed text
+    /// holds, in any spelling search matches: a question about `jemalloc`
+    /// over docs that never say it is about something else than what
+    /// they say.
+    pub fn absent_words(&self, query: &str) -> Vec<String> {
+        let mut out: Vec<String> = Vec::new();
+        for word in strip_question_words(query).split_whitespace() {
+            let terms = self.with_stemmed(|a| tokenizer::analyze(a, word));
+            let absent = !terms.is_empty()
+                && terms.iter().all(|t| {
+                    self.doc_freq(t) == 0
+                        && abbrev::variants(t)
+                            .iter()
+                            .all(|v| self.doc_freq(&v.stem) == 0)
+                });
+            if absent && !out.iter().any(|w| w.eq_ignore_ascii_case(word)) {
+                out.push(word.to_string());
+            }
+        }
+        out
+    }
+
+    /// Which of the stemmed `terms` occur anywhere in the text of document `doc`
+    /// (all `false` when the document has no record).
+    pub fn terms_in_doc(&self, doc: &str, terms: &[String]) -> Result<Vec<bool>> {
+        let f = self.fields;
+        let query = BooleanQuery::new(vec![
+            (Occur::Must, exact(f.doc, doc)),
+            (Occur::Must, exact(f.rec, REC_DOC)),
+        ]);
+        let top = self
+            .searcher
+            .search(&query, &TopDocs::with_limit(1).order_by_score())
+            .map_err(|e| index_err(&self.dir, e))?;
+        let Some((_, addr)) = top.first() else {
+            return Ok(vec![false; terms.len()]);
+        };
+        let inverted = self
+            .searcher
+            .segment_reader(addr.segment_ord)
+            .inverted_index(f.dtext)
+            .map_err(|e| index_err(&self.dir, e))?;
+        let mut out = Vec::with_capacity(terms.len());
+        for t in terms {
+            let term = Term::from_field_text(f.dtext, t);
+            let postings = inverted
+                .read_postings(&term, IndexRecordOption::Basic)
+                .map_err(|e| index_err(&self.dir, e))?;
+            // `seek` must not go backwards (tantivy asserts it in debug
+            // builds): a list that starts past the document lacks it.
+            let t = addr.doc_id;
+            out.push(postings.is_some_and(|mut p| p.doc() <= t && p.seek(t) == t));
+        }
+        Ok(out)
+    }
+
+    /// Chunks containing stemmed `term` in their headings or body (at most).
+    pub fn doc_freq(&self, term: &str) -> u64 {
+        let f = self.fields;
+        [f.leaf, f.anc, f.body]
+            .iter()
+            .map(|&field| {
+                self.searcher
+                    .doc_freq(&Term::from_field_text(field, term))
+                    .unwrap_or(0)
+            })
+            .max()
+            .unwrap_or(0)
+    }
+}
