@@ -11,6 +11,8 @@
 //! the section within it. A role only adds heading terms to the query: it never
 //! counts toward coverage and never scores document text.
 
+use super::query_words::straight_apostrophes;
+
 /// One role: the cue phrases that ask for it (lowercase word sequences; a
 /// question's apostrophes are straightened first) and the heading words of
 /// the sections that serve it.
@@ -135,8 +137,7 @@ pub fn heading_words(query: &str) -> Vec<&'static str> {
 
 /// Lowercase words of `query`, apostrophes inside words kept (`wasn't`).
 fn words(query: &str) -> Vec<String> {
-    query
-        .replace(['\u{2019}', '\u{2018}'], "'")
+    straight_apostrophes(query)
         .to_lowercase()
         .split(|c: char| !(c.is_alphanumeric() || c == '\''))
         .map(|w| w.trim_matches('\''))

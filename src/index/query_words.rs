@@ -63,6 +63,12 @@ fn is_question_word(word: &str) -> bool {
     QUESTION_WORDS.contains(&word.to_lowercase().as_str())
 }
 
+/// `text` with typographic apostrophes (`’`, `‘`) made straight, as a
+/// question typed on a phone or pasted from a document has them.
+pub(super) fn straight_apostrophes(text: &str) -> String {
+    text.replace(['\u{2019}', '\u{2018}'], "'")
+}
+
 /// Endings a word takes after an apostrophe (`it's`, `we've`, `don't`).
 const CLITICS: &[&str] = &["t", "s", "re", "ve", "ll", "d", "m"];
 
@@ -71,7 +77,7 @@ const CLITICS: &[&str] = &["t", "s", "re", "ve", "ll", "d", "m"];
 /// `doesn't`) goes whole: its stem is no word a document would be found by,
 /// and, rare in docs, it would weigh like a rare subject word.
 pub(super) fn strip_question_words(query: &str) -> String {
-    let query = query.replace(['\u{2019}', '\u{2018}'], "'");
+    let query = straight_apostrophes(query);
     let mut out = String::with_capacity(query.len());
     for word in query.split(|c: char| !(c.is_alphanumeric() || c == '_' || c == '\'')) {
         let word = word.trim_matches('\'');
