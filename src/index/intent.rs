@@ -3,8 +3,7 @@
 //!
 //! Design documents (RFCs, PEPs, KEPs, ADRs) and much project documentation
 //! share a small set of section roles: the alternatives that were rejected,
-//! the risks, how to troubleshoot, how to upgrade or roll back, when a feature
-//! is stable. A question names the role in its own words ("why wasn't a flag
+//! the risks, how to upgrade or roll back, when a feature is stable. A question names the role in its own words ("why wasn't a flag
 //! used?", "what breaks if…", "if I roll back…"), and those words are neither
 //! in the heading nor, often, in the section. Where hundreds of documents share
 //! one heading skeleton, the topic words find the document and the role finds

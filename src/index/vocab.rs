@@ -37,7 +37,7 @@ impl IndexReader {
 
     /// Which of the stemmed `terms` occur anywhere in the text of document `doc`
     /// (all `false` when the document has no record).
-    pub fn terms_in_doc(&self, doc: &str, terms: &[String]) -> Result<Vec<bool>> {
+    pub fn terms_in_doc(&self, doc: &str, terms: &[&str]) -> Result<Vec<bool>> {
         let f = self.fields;
         let query = BooleanQuery::new(vec![
             (Occur::Must, exact(f.doc, doc)),

@@ -73,13 +73,7 @@ impl Retriever {
         }
         let mut seen: HashSet<&str> = HashSet::new();
         let mut best: f32 = 0.0;
-        // The terms and their abbreviations' other spellings, as search matched them.
-        let mut spellings: Vec<String> = terms.to_vec();
-        for v in terms.iter().flat_map(|t| abbrev::variants(t)) {
-            if !spellings.contains(&v.stem) {
-                spellings.push(v.stem.clone());
-            }
-        }
+        let spellings = spellings(terms);
         for doc in docs {
             if !seen.insert(doc) {
                 continue;
@@ -93,8 +87,8 @@ impl Retriever {
             let found: HashSet<&str> = spellings
                 .iter()
                 .zip(&present)
-                .filter(|(t, p)| **p || path.contains(*t))
-                .map(|(t, _)| t.as_str())
+                .filter(|(t, p)| **p || path.contains(**t))
+                .map(|(t, _)| *t)
                 .collect();
             let got: f32 = terms
                 .iter()
@@ -128,14 +122,8 @@ impl Retriever {
         if total <= 0.0 {
             return 0.0;
         }
-        // The terms and their abbreviations' other spellings; a chunk's words
-        // are checked against these as they stream by, not collected.
-        let mut spellings: Vec<&str> = terms.iter().map(String::as_str).collect();
-        for v in terms.iter().flat_map(|t| abbrev::variants(t)) {
-            if !spellings.contains(&v.stem.as_str()) {
-                spellings.push(&v.stem);
-            }
-        }
+        // A chunk's words are checked against these as they stream by, not collected.
+        let spellings = spellings(terms);
         let mut found = vec![false; spellings.len()];
         self.reader.with_stemmed(|analyzer| {
             let mut best: f32 = 0.0;
@@ -166,6 +154,18 @@ impl Retriever {
         })
     }
 }
+/// The stemmed `terms` and their abbreviations' other spellings, each once, as
+/// search matched them.
+fn spellings(terms: &[String]) -> Vec<&str> {
+    let mut out: Vec<&str> = terms.iter().map(String::as_str).collect();
+    for v in terms.iter().flat_map(|t| abbrev::variants(t)) {
+        if !out.contains(&v.stem.as_str()) {
+            out.push(&v.stem);
+        }
+    }
+    out
+}
+
 /// How far the words for which `has` holds answer stemmed `term`: fully when
 /// they hold the term or another spelling of it (`dir` for `directori`), as
 /// search matches either; by [`SYNONYM_CREDIT`] when they hold only a synonym
