@@ -15,6 +15,11 @@
 //! Synonyms ([`SYNONYMS`]) expand the same way, but unlike an abbreviation a
 //! synonym is another word: it ranks a chunk, and does not count as the query's
 //! word being answered (coverage, abstention).
+//!
+//! Irregular inflections ([`FORMS`]) are spellings of one word that the
+//! stemmer leaves apart: "broken" stems to `broken`, "break" to `break`, so a
+//! question about a broken lock missed docs that say how a lock is broken
+//! only as "break". They join the group of their base form, as the same word.
 
 use std::collections::{HashMap, HashSet};
 use std::sync::OnceLock;
@@ -143,6 +148,66 @@ const SYNONYMS: &[&[&str]] = &[
     &["example", "sample"],
 ];
 
+/// Irregular inflections: the base form first, then the forms the stemmer
+/// does not bring back to it. Forms with a second common sense in code or docs
+/// are left out: `bound` (trait bounds), `left`, `led`, `lay`, `saw`, `went`
+/// and `gone` (`go`), `got` (`get`), `leaves` (stems as `leave`), `won`, and
+/// Latin plurals (`indices` stems as `indicate` does).
+const FORMS: &[&[&str]] = &[
+    &["break", "broke", "broken"],
+    &["build", "built"],
+    &["rebuild", "rebuilt"],
+    &["find", "found"],
+    &["write", "wrote", "written"],
+    &["rewrite", "rewrote", "rewritten"],
+    &["override", "overrode", "overridden"],
+    &["choose", "chose", "chosen"],
+    &["take", "took", "taken"],
+    &["hide", "hid", "hidden"],
+    &["give", "gave", "given"],
+    &["drive", "drove", "driven"],
+    &["throw", "threw", "thrown"],
+    &["freeze", "froze", "frozen"],
+    &["forbid", "forbade", "forbidden"],
+    &["begin", "began", "begun"],
+    &["show", "shown"],
+    &["know", "knew", "known"],
+    &["grow", "grew", "grown"],
+    &["draw", "drew", "drawn"],
+    &["fall", "fell", "fallen"],
+    &["forget", "forgot", "forgotten"],
+    &["steal", "stole", "stolen"],
+    &["tear", "tore", "torn"],
+    &["wake", "woke", "woken"],
+    &["shrink", "shrank", "shrunk"],
+    &["speak", "spoke", "spoken"],
+    &["run", "ran"],
+    &["send", "sent"],
+    &["spend", "spent"],
+    &["keep", "kept"],
+    &["hold", "held"],
+    &["lose", "lost"],
+    &["sleep", "slept"],
+    &["sweep", "swept"],
+    &["deal", "dealt"],
+    &["hang", "hung"],
+    &["pay", "paid"],
+    &["sell", "sold"],
+    &["tell", "told"],
+    &["say", "said"],
+    &["make", "made"],
+    &["seek", "sought"],
+    &["teach", "taught"],
+    &["think", "thought"],
+    &["bring", "brought"],
+    &["buy", "bought"],
+    &["catch", "caught"],
+    &["understand", "understood"],
+    &["withhold", "withheld"],
+    &["undo", "undone"],
+    &["child", "children"],
+];
+
 /// One spelling of a group: its stem (for stemmed fields) and its lowercase
 /// form (for identifier and path fields).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -151,8 +216,11 @@ pub struct Variant {
     pub stem: String,
     /// Unstemmed, lowercase form.
     pub plain: String,
-    /// A synonym (another word), not another spelling of the same word.
-    pub synonym: bool,
+    /// Which word of its group it spells: spellings of one word (`dir`,
+    /// `directory`; `break`, `broken`) share it, synonyms do not.
+    word: usize,
+    /// An irregular inflection ([`FORMS`]) rather than a base form.
+    form: bool,
 }
 
 struct Table {
@@ -166,34 +234,79 @@ fn table() -> &'static Table {
     static TABLE: OnceLock<Table> = OnceLock::new();
     TABLE.get_or_init(|| {
         let mut analyzer = tokenizer::stemmed();
-        let mut groups = Vec::with_capacity(GROUPS.len());
-        let mut by_stem = HashMap::new();
-        for (g, words) in GROUPS.iter().chain(SYNONYMS).enumerate() {
-            let mut variants = Vec::with_capacity(words.len());
-            for w in *words {
-                // Every entry is one lowercase, non-stop word: one token.
-                let Some(stem) = tokenizer::analyze(&mut analyzer, w).into_iter().next() else {
-                    continue;
-                };
-                by_stem.entry(stem.clone()).or_insert(g);
-                if !variants.iter().any(|v: &Variant| v.stem == stem) {
-                    variants.push(Variant {
-                        stem,
-                        plain: (*w).to_string(),
-                        synonym: g >= GROUPS.len(),
-                    });
+        // Every entry is one lowercase, non-stop word: one token.
+        let mut stem = |w: &str| tokenizer::analyze(&mut analyzer, w).into_iter().next();
+        let mut t = Table {
+            groups: Vec::with_capacity(GROUPS.len() + SYNONYMS.len()),
+            by_stem: HashMap::new(),
+        };
+        let mut words = 0;
+        for (n, spellings) in GROUPS.iter().chain(SYNONYMS).enumerate() {
+            let g = t.groups.len();
+            t.groups.push(Vec::with_capacity(spellings.len()));
+            for w in *spellings {
+                // A synonym group's entries are words of their own.
+                if n >= GROUPS.len() || w == &spellings[0] {
+                    words += 1;
+                }
+                if let Some(s) = stem(w) {
+                    t.add(g, s, w, words, false);
                 }
             }
-            groups.push(variants);
         }
-        Table { groups, by_stem }
+        for forms in FORMS {
+            let Some(base) = stem(forms[0]) else { continue };
+            let (g, word) = match t.by_stem.get(&base) {
+                Some(&g) => {
+                    let word = t.groups[g].iter().find(|v| v.stem == base).map(|v| v.word);
+                    (g, word.unwrap_or(words))
+                }
+                None => {
+                    t.groups.push(Vec::new());
+                    words += 1;
+                    (t.groups.len() - 1, words)
+                }
+            };
+            for (n, w) in forms.iter().enumerate() {
+                if let Some(s) = stem(w) {
+                    t.add(g, s, w, word, n > 0);
+                }
+            }
+        }
+        t
     })
+}
+
+impl Table {
+    /// Adds spelling `plain` (stem `stem`) of word `word` to group `g`, once.
+    fn add(&mut self, g: usize, stem: String, plain: &str, word: usize, form: bool) {
+        self.by_stem.entry(stem.clone()).or_insert(g);
+        if !self.groups[g].iter().any(|v| v.stem == stem) {
+            self.groups[g].push(Variant {
+                stem,
+                plain: plain.to_string(),
+                word,
+                form,
+            });
+        }
+    }
 }
 
 /// Every spelling in the group of the stemmed `term` (empty when it has none).
 pub fn variants(term: &str) -> &'static [Variant] {
     let t = table();
     t.by_stem.get(term).map_or(&[], |&g| t.groups[g].as_slice())
+}
+
+/// The other spellings of stemmed `term`, each with whether it is a synonym
+/// (another word) rather than a spelling of the same word.
+pub fn spellings_of(term: &str) -> impl Iterator<Item = (&'static Variant, bool)> {
+    let group = variants(term);
+    let own = group.iter().find(|v| v.stem == term).map(|v| v.word);
+    group
+        .iter()
+        .filter(move |v| v.stem != term)
+        .map(move |v| (v, Some(v.word) != own))
 }
 
 /// The other spellings of the stemmed query `terms`, each once, leaving out
@@ -225,8 +338,11 @@ pub fn expand_parts(
         } else {
             1.0
         };
+        let own = t.groups[g].iter().find(|v| &v.stem == term).map(|v| v.word);
         for v in &t.groups[g] {
-            if terms.contains(&v.stem) {
+            // A synonym's inflections are two steps from the query's word:
+            // "starts" searched "began" and lost a KEP query to the noise.
+            if terms.contains(&v.stem) || (v.form && Some(v.word) != own) {
                 continue;
             }
             // A spelling of both a part and a word of its own counts in full.
@@ -247,7 +363,7 @@ mod tests {
     fn each_stem_belongs_to_one_group() {
         let mut analyzer = tokenizer::stemmed();
         let mut seen: HashMap<String, &str> = HashMap::new();
-        for words in GROUPS.iter().chain(SYNONYMS) {
+        for words in GROUPS.iter().chain(SYNONYMS).chain(FORMS) {
             let mut stems: Vec<String> = Vec::new();
             for w in *words {
                 let toks = tokenizer::analyze(&mut analyzer, w);
@@ -256,7 +372,12 @@ mod tests {
                     stems.push(toks[0].clone());
                 }
             }
-            for s in stems {
+            // Forms join their base form's group: only the base may be seen.
+            let forms = FORMS.contains(words);
+            for (n, s) in stems.into_iter().enumerate() {
+                if forms && n == 0 {
+                    continue;
+                }
                 if let Some(other) = seen.insert(s.clone(), words[0]) {
                     panic!(
                         "stem `{s}` is in the groups of `{other}` and `{}`",
@@ -265,6 +386,22 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn irregular_forms_are_the_same_word_and_keep_their_synonyms() {
+        let got = |term: &str| -> Vec<(String, bool)> {
+            spellings_of(term)
+                .map(|(v, synonym)| (v.plain.clone(), synonym))
+                .collect()
+        };
+        let s = |w: &str, syn: bool| (w.to_string(), syn);
+        assert_eq!(got("broken"), [s("break", false), s("broke", false)]);
+        assert_eq!(got("break"), [s("broke", false), s("broken", false)]);
+        // `built` is `build`, and a synonym of `compile` as `build` is.
+        assert_eq!(got("built"), [s("build", false), s("compile", true)]);
+        assert!(got("compil").contains(&s("built", true)));
+        assert!(got("bound").is_empty());
     }
 
     #[test]
@@ -281,11 +418,9 @@ mod tests {
         );
         assert!(expand(&tokenizer::analyze(&mut a, "walker symlink")).is_empty());
         let q = tokenizer::analyze(&mut a, "upgrade it");
-        let syn: Vec<(String, bool)> = expand(&q)
-            .into_iter()
-            .map(|v| (v.plain, v.synonym))
-            .collect();
-        assert_eq!(syn, [("update".to_string(), true)]);
+        let plain: Vec<String> = expand(&q).into_iter().map(|v| v.plain).collect();
+        assert_eq!(plain, ["update"]);
+        assert!(spellings_of(&q[0]).all(|(_, synonym)| synonym));
     }
 
     #[test]

@@ -175,9 +175,9 @@ fn credit(term: &str, has: impl Fn(&str) -> bool) -> f32 {
         return 1.0;
     }
     let mut credit: f32 = 0.0;
-    for v in abbrev::variants(term) {
+    for (v, synonym) in abbrev::spellings_of(term) {
         if has(&v.stem) {
-            credit = credit.max(if v.synonym { SYNONYM_CREDIT } else { 1.0 });
+            credit = credit.max(if synonym { SYNONYM_CREDIT } else { 1.0 });
         }
     }
     credit

@@ -639,6 +639,30 @@ fn contractions_are_not_searched_for() {
     }
 }
 
+/// An irregular form is its base word: "broken" and "built" find text that
+/// says only "break" and "build", count as answered, and are not named absent;
+/// the stemmer alone keeps them apart.
+#[test]
+fn irregular_forms_find_their_base_word() {
+    let env = Env::empty();
+    env.write(
+        "locks.md",
+        "# Locks\n\n## Stale locks\n\nAn operator can break a stale lock with `unlock --force` once \
+         its holder has exited.\n\n## Lock files\n\nThe lock file holds the pid of its holder.\n\n\
+         ## Packaging\n\nRelease archives build on every tag.\n",
+    );
+    env.ctx(&["build"]).assert().success();
+    for (q, section) in [
+        ("how is a stale lock broken", "Stale locks"),
+        ("when are release archives built", "Packaging"),
+    ] {
+        let r = env.json(&["search", "--no-build", q]);
+        assert_eq!(r["hits"][0]["title_path"][1], section, "{q}: {r}");
+        assert_eq!(r["coverage"], 1.0, "{q}: {r}");
+        assert!(r.get("absent").is_none(), "{q}: {r}");
+    }
+}
+
 /// A query word no indexed text holds is named (JSON `absent`, a CLI note, a
 /// note in the evidence block) and raises the coverage a prose answer needs:
 /// a question about `jemalloc` whose other words cover more than the usual
