@@ -11,6 +11,7 @@ pub mod operators;
 mod query_words;
 pub mod reader;
 pub mod signals;
+mod spelling;
 mod term_cache;
 pub mod terms;
 pub mod tokenizer;

@@ -13,7 +13,12 @@ use std::borrow::Cow;
 use tantivy::tokenizer::{TextAnalyzer, Token, TokenStream, Tokenizer};
 
 use super::operators::operator_span;
+use super::spelling;
 use super::term_cache::{Cached, TermCache};
+
+/// Changes whenever a word's term changes (a build with another version is a
+/// full rebuild): 2 brought British spellings to American ones.
+pub const ANALYZER_VERSION: u32 = 2;
 
 /// Name of the analyzer with English stemming.
 pub const STEMMED: &str = "ctx_stem";
@@ -63,7 +68,8 @@ fn is_stop_word(w: &str) -> bool {
 }
 
 /// The whole analysis in one pass: words and identifier parts, long tokens
-/// dropped, lowercased, stop words removed and, for [`STEMMED`], English stems.
+/// dropped, lowercased, stop words removed and, for [`STEMMED`], British spellings
+/// made American and English stems.
 ///
 /// Indexing spends most of its time here, so tokens reuse their buffers and
 /// terms are cached per word: a corpus repeats a few thousand words millions of times.
@@ -201,6 +207,7 @@ impl Words {
         if !self.stem {
             return Some(lower);
         }
+        let lower = spelling::american(&lower).unwrap_or(lower);
         Some(match stemmer.stem(&lower) {
             Cow::Borrowed(s) => s.to_string(),
             Cow::Owned(s) => s,

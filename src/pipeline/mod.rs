@@ -160,8 +160,9 @@ pub fn disk_view(
 /// The settings that, when changed, invalidate every chunk.
 fn settings_signature(settings: &Settings) -> String {
     format!(
-        "{}|{}|{:?}|{:?}|{}|{:?}",
+        "{}|analyzer {}|{}|{:?}|{:?}|{}|{:?}",
         pack::generator_version(),
+        crate::index::tokenizer::ANALYZER_VERSION,
         settings.max_chunk_tokens,
         settings.include,
         settings.exclude,

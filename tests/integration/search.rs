@@ -663,6 +663,34 @@ fn irregular_forms_find_their_base_word() {
     }
 }
 
+/// British and American spellings find each other, both ways: text that says
+/// "serialized" and "behavior" answers "serialised" and "behaviour", and text
+/// that says "colour" answers "color".
+#[test]
+fn british_and_american_spellings_find_each_other() {
+    let env = Env::empty();
+    env.write(
+        "format.md",
+        "# Format\n\n## Encoding\n\nEvery record is serialized as one JSON line; the default \
+         behavior is to skip empty records.\n\n## Terminal output\n\nWarnings are printed in a \
+         yellow colour when standard error is a terminal.\n\n## Exit codes\n\nThe process exits \
+         with 2 on a usage error.\n",
+    );
+    env.ctx(&["build"]).assert().success();
+    for (q, section) in [
+        (
+            "how is a record serialised, and what is the default behaviour",
+            "Encoding",
+        ),
+        ("which color are warnings", "Terminal output"),
+    ] {
+        let r = env.json(&["search", "--no-build", q]);
+        assert_eq!(r["hits"][0]["title_path"][1], section, "{q}: {r}");
+        assert_eq!(r["coverage"], 1.0, "{q}: {r}");
+        assert!(r.get("absent").is_none(), "{q}: {r}");
+    }
+}
+
 /// A query word no indexed text holds is named (JSON `absent`, a CLI note, a
 /// note in the evidence block) and raises the coverage a prose answer needs:
 /// a question about `jemalloc` whose other words cover more than the usual
