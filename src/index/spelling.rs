@@ -88,8 +88,24 @@ const OUR_ENDINGS: &[&str] = &[
 /// Roots that take `-tre`/`-ter` (`cen` + `tre`).
 const TRE_ROOTS: &[&str] = &["cen", "li", "me", "spec", "thea", "lus"];
 
+/// British endings after a [`TRE_ROOTS`] root, and their American spelling.
+const TRE_ENDINGS: &[(&str, &str)] = &[
+    ("tre", "ter"),
+    ("tres", "ters"),
+    ("tred", "tered"),
+    ("tring", "tering"),
+];
+
 /// Roots that take `-ogue`/`-og` (`catal` + `ogue`).
 const OGUE_ROOTS: &[&str] = &["catal", "dial", "anal", "prol", "epil", "monol"];
+
+/// British endings after an [`OGUE_ROOTS`] root, and their American spelling.
+const OGUE_ENDINGS: &[(&str, &str)] = &[
+    ("ogue", "og"),
+    ("ogues", "ogs"),
+    ("ogued", "oged"),
+    ("oguing", "oging"),
+];
 
 /// Whole words spelled differently.
 const WORDS: &[(&str, &str)] = &[
@@ -149,28 +165,13 @@ pub fn american(word: &str) -> Option<String> {
             return Some(format!("{root}or{end}"));
         }
     }
-    for root in TRE_ROOTS {
-        if let Some(rest) = word.strip_prefix(root) {
-            let us = match rest {
-                "tre" => "ter",
-                "tres" => "ters",
-                "tred" => "tered",
-                "tring" => "tering",
-                _ => continue,
-            };
-            return Some(format!("{root}{us}"));
-        }
-    }
-    for root in OGUE_ROOTS {
-        if let Some(rest) = word.strip_prefix(root) {
-            let us = match rest {
-                "ogue" => "og",
-                "ogues" => "ogs",
-                "ogued" => "oged",
-                "oguing" => "oging",
-                _ => continue,
-            };
-            return Some(format!("{root}{us}"));
+    for (roots, endings) in [(TRE_ROOTS, TRE_ENDINGS), (OGUE_ROOTS, OGUE_ENDINGS)] {
+        for root in roots {
+            if let Some(rest) = word.strip_prefix(root)
+                && let Some((_, us)) = endings.iter().find(|(uk, _)| *uk == rest)
+            {
+                return Some(format!("{root}{us}"));
+            }
         }
     }
     None

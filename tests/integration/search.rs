@@ -652,15 +652,16 @@ fn irregular_forms_find_their_base_word() {
          ## Packaging\n\nRelease archives build on every tag.\n",
     );
     env.ctx(&["build"]).assert().success();
-    for (q, section) in [
-        ("how is a stale lock broken", "Stale locks"),
-        ("when are release archives built", "Packaging"),
-    ] {
-        let r = env.json(&["search", "--no-build", q]);
-        assert_eq!(r["hits"][0]["title_path"][1], section, "{q}: {r}");
-        assert_eq!(r["coverage"], 1.0, "{q}: {r}");
-        assert!(r.get("absent").is_none(), "{q}: {r}");
-    }
+    answered_in_full(&env, "how is a stale lock broken", "Stale locks");
+    answered_in_full(&env, "when are release archives built", "Packaging");
+}
+
+/// `q`'s best hit is the section `section`, with every query word found.
+fn answered_in_full(env: &Env, q: &str, section: &str) {
+    let r = env.json(&["search", "--no-build", q]);
+    assert_eq!(r["hits"][0]["title_path"][1], section, "{q}: {r}");
+    assert_eq!(r["coverage"], 1.0, "{q}: {r}");
+    assert!(r.get("absent").is_none(), "{q}: {r}");
 }
 
 /// British and American spellings find each other, both ways: text that says
@@ -677,18 +678,12 @@ fn british_and_american_spellings_find_each_other() {
          with 2 on a usage error.\n",
     );
     env.ctx(&["build"]).assert().success();
-    for (q, section) in [
-        (
-            "how is a record serialised, and what is the default behaviour",
-            "Encoding",
-        ),
-        ("which color are warnings", "Terminal output"),
-    ] {
-        let r = env.json(&["search", "--no-build", q]);
-        assert_eq!(r["hits"][0]["title_path"][1], section, "{q}: {r}");
-        assert_eq!(r["coverage"], 1.0, "{q}: {r}");
-        assert!(r.get("absent").is_none(), "{q}: {r}");
-    }
+    answered_in_full(
+        &env,
+        "how is a record serialised, and what is the default behaviour",
+        "Encoding",
+    );
+    answered_in_full(&env, "which color are warnings", "Terminal output");
 }
 
 /// A query word no indexed text holds is named (JSON `absent`, a CLI note, a
