@@ -257,10 +257,7 @@ fn table() -> &'static Table {
         for forms in FORMS {
             let Some(base) = stem(forms[0]) else { continue };
             let (g, word) = match t.by_stem.get(&base) {
-                Some(&g) => {
-                    let word = t.groups[g].iter().find(|v| v.stem == base).map(|v| v.word);
-                    (g, word.unwrap_or(words))
-                }
+                Some(&g) => (g, word_of(&t.groups[g], &base).unwrap_or(words)),
                 None => {
                     t.groups.push(Vec::new());
                     words += 1;
@@ -292,6 +289,11 @@ impl Table {
     }
 }
 
+/// The word that stem `stem` spells in `group`.
+fn word_of(group: &[Variant], stem: &str) -> Option<usize> {
+    group.iter().find(|v| v.stem == stem).map(|v| v.word)
+}
+
 /// Every spelling in the group of the stemmed `term` (empty when it has none).
 pub fn variants(term: &str) -> &'static [Variant] {
     let t = table();
@@ -302,7 +304,7 @@ pub fn variants(term: &str) -> &'static [Variant] {
 /// (another word) rather than a spelling of the same word.
 pub fn spellings_of(term: &str) -> impl Iterator<Item = (&'static Variant, bool)> {
     let group = variants(term);
-    let own = group.iter().find(|v| v.stem == term).map(|v| v.word);
+    let own = word_of(group, term);
     group
         .iter()
         .filter(move |v| v.stem != term)
@@ -338,7 +340,7 @@ pub fn expand_parts(
         } else {
             1.0
         };
-        let own = t.groups[g].iter().find(|v| &v.stem == term).map(|v| v.word);
+        let own = word_of(&t.groups[g], term);
         for v in &t.groups[g] {
             // A synonym's inflections are two steps from the query's word:
             // "starts" searched "began" and lost a KEP query to the noise.
