@@ -221,7 +221,6 @@ impl Retriever {
         }
         let filter = self.filter(opts)?;
         let terms = self.reader.query_terms(query);
-        let absent = self.reader.absent_words(query);
         if terms.is_empty() {
             return Ok(SearchResult {
                 hits: Vec::new(),
@@ -233,10 +232,25 @@ impl Retriever {
                 absent: Vec::new(),
             });
         }
+        let absent = self.reader.absent_words(query);
+        self.ranked(query, opts, &filter, &terms, absent)
+    }
+
+    /// [`Retriever::search`] for a query with searchable `terms`, whose
+    /// `absent` words are known: they depend on the query alone, so a second
+    /// search in another scope reuses both.
+    fn ranked(
+        &self,
+        query: &str,
+        opts: &SearchOptions,
+        filter: &Filter,
+        terms: &[String],
+        absent: Vec<String>,
+    ) -> Result<SearchResult> {
         let k = opts.k.max(1);
         // Parts of one section would crowd each other out: fetch extra and keep
         // the best part of each section.
-        let scored = self.reader.search(query, k * 3 + 8, &filter)?;
+        let scored = self.reader.search(query, k * 3 + 8, filter)?;
         let chunks = self.catalog.read_chunks(|rows| {
             let mut chunks: Vec<Kept> = Vec::with_capacity(k);
             let mut sections: HashSet<(String, Vec<String>)> = HashSet::new();
@@ -289,9 +303,9 @@ impl Retriever {
             .first()
             .is_some_and(|h| h.chunk.kind == ChunkKind::Code);
         let coverage = if code_top {
-            self.file_coverage(&terms, chunks.iter().take(3).map(|h| h.chunk.doc.as_str()))?
+            self.file_coverage(terms, chunks.iter().take(3).map(|h| h.chunk.doc.as_str()))?
         } else {
-            self.coverage(&terms, chunks.iter().take(3).map(|h| &h.chunk))
+            self.coverage(terms, chunks.iter().take(3).map(|h| &h.chunk))
         };
         let no_evidence = chunks.first().is_none_or(|h| {
             coverage
@@ -318,7 +332,8 @@ impl Retriever {
                     ..SearchOptions::default()
                 };
                 // Outputs, not hits: several windows of one log are one output.
-                let peeked = self.search(query, &peek)?;
+                let peeked =
+                    self.ranked(query, &peek, &self.filter(&peek)?, terms, absent.clone())?;
                 let outputs: HashSet<&str> = peeked.hits.iter().map(|h| h.doc.as_str()).collect();
                 outputs.len()
             } else {
@@ -346,7 +361,7 @@ impl Retriever {
                     Hit {
                         preview: preview(
                             &super::readable(&c),
-                            &terms,
+                            terms,
                             160,
                             c.kind == ChunkKind::Code,
                         ),
