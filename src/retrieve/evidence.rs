@@ -50,16 +50,16 @@ pub struct Evidence {
 impl Evidence {
     /// The block an agent reads.
     pub fn render(&self) -> String {
-        if self.no_evidence {
-            let mut out = format!("No evidence in indexed context for: {}\n", self.query);
-            for note in self.note.iter().cloned().chain(absent_note(&self.absent)) {
-                out.push_str(&format!("Note: {note}.\n"));
-            }
-            return out;
-        }
-        let mut out = String::from("EVIDENCE (read-only)\n");
-        if let Some(note) = absent_note(&self.absent) {
+        let mut out = if self.no_evidence {
+            format!("No evidence in indexed context for: {}\n", self.query)
+        } else {
+            String::from("EVIDENCE (read-only)\n")
+        };
+        for note in self.note.iter().cloned().chain(absent_note(&self.absent)) {
             out.push_str(&format!("Note: {note}.\n"));
+        }
+        if self.no_evidence {
+            return out;
         }
         for c in &self.chunks {
             out.push_str(&format!(
