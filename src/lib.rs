@@ -23,6 +23,7 @@ pub mod catalog;
 
 pub mod index;
 pub mod pipeline;
+pub mod rerank;
 pub mod retrieve;
 
 pub mod relay;

@@ -9,11 +9,14 @@ pub mod get;
 pub mod preview;
 pub mod search;
 
+use std::sync::Arc;
+
 use serde::Serialize;
 
 use crate::catalog::Catalog;
 use crate::error::Result;
 use crate::index::{IndexReader, SearchIndex};
+use crate::rerank::Reranker;
 use crate::segment::Segment;
 
 pub use evidence::{Evidence, EvidenceOptions};
@@ -31,6 +34,8 @@ pub struct Retriever {
     pub catalog: Catalog,
     /// Index snapshot.
     pub reader: IndexReader,
+    /// Sentence encoder that re-orders the top hits, when configured.
+    pub reranker: Option<Arc<Reranker>>,
 }
 
 impl Retriever {
@@ -42,7 +47,14 @@ impl Retriever {
             seg: seg.clone(),
             catalog,
             reader,
+            reranker: None,
         })
+    }
+
+    /// This retriever, re-ranking its hits with `reranker`.
+    pub fn with_reranker(mut self, reranker: Option<Arc<Reranker>>) -> Retriever {
+        self.reranker = reranker;
+        self
     }
 }
 

@@ -18,6 +18,7 @@ use super::preview::preview;
 use crate::chunk::{Chunk, ChunkKind};
 use crate::error::{Error, Result};
 use crate::index::Filter;
+use crate::rerank::Reranker;
 
 /// Which chunks a search looks at.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Default)]
@@ -45,6 +46,8 @@ pub struct SearchOptions {
     pub scope: Scope,
     /// Minimum coverage of the best hit; below it the answer is "no evidence".
     pub min_coverage: f32,
+    /// Re-rank with the retriever's sentence encoder, if it has one.
+    pub rerank: bool,
 }
 
 impl Default for SearchOptions {
@@ -55,6 +58,7 @@ impl Default for SearchOptions {
             kinds: None,
             scope: Scope::Docs,
             min_coverage: DEFAULT_MIN_COVERAGE,
+            rerank: true,
         }
     }
 }
@@ -247,7 +251,13 @@ impl Retriever {
         terms: &[String],
         absent: Vec<String>,
     ) -> Result<SearchResult> {
-        let k = opts.k.max(1);
+        let reranker = self.reranker.as_deref().filter(|_| opts.rerank);
+        // A re-ranking reads deeper than `k`; the order of the first `k` of
+        // its candidates is the lexical one, so coverage below is unchanged.
+        let k = match reranker {
+            Some(_) => opts.k.max(crate::rerank::DEPTH),
+            None => opts.k.max(1),
+        };
         // Parts of one section would crowd each other out: fetch extra and keep
         // the best part of each section.
         let scored = self.reader.search(query, k * 3 + 8, filter)?;
@@ -329,6 +339,7 @@ impl Retriever {
                     k: RELAY_PEEK,
                     scope: Scope::Relay,
                     min_coverage: opts.min_coverage,
+                    rerank: false,
                     ..SearchOptions::default()
                 };
                 // Outputs, not hits: several windows of one log are one output.
@@ -349,6 +360,10 @@ impl Retriever {
                 absent,
             });
         }
+        let chunks = match reranker {
+            Some(r) => reranked(r, query, chunks, opts.k.max(1)),
+            None => chunks,
+        };
         let hits = chunks
             .into_iter()
             .map(
@@ -445,4 +460,28 @@ impl Retriever {
             docs,
         })
     }
+}
+
+/// `chunks` in the order of `reranker`'s scores, the first `k`.
+fn reranked(reranker: &Reranker, query: &str, mut chunks: Vec<Kept>, k: usize) -> Vec<Kept> {
+    let texts: Vec<String> = chunks
+        .iter()
+        .map(|h| {
+            format!(
+                "{}\n{}",
+                h.chunk.title_path.join(" > "),
+                super::readable(&h.chunk)
+            )
+        })
+        .collect();
+    let scores: Vec<f32> = chunks.iter().map(|h| h.score).collect();
+    for (h, s) in chunks
+        .iter_mut()
+        .zip(reranker.rescore(query, &scores, &texts))
+    {
+        h.score = s;
+    }
+    chunks.sort_by(|a, b| b.score.total_cmp(&a.score));
+    chunks.truncate(k);
+    chunks
 }

@@ -17,4 +17,5 @@ mod incremental;
 mod mcp;
 mod proxy;
 mod relay;
+mod rerank;
 mod search;

