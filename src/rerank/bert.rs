@@ -174,24 +174,13 @@ impl Bert {
                     &qkv[2 * h + head * dh..],
                 );
                 // scores = q · kᵀ over this head's columns of the stacked rows.
-                gemm(t, dh, t, scale, q, 3 * h, 1, k, 1, 3 * h, &mut scores, t);
+                let (q, kt) = (View::new(q, 3 * h, 1), View::new(k, 1, 3 * h));
+                mm((t, dh, t), scale, q, kt, 0.0, &mut scores, t);
                 for row in scores.chunks_mut(t) {
                     softmax(row);
                 }
-                gemm(
-                    t,
-                    t,
-                    dh,
-                    1.0,
-                    &scores,
-                    t,
-                    1,
-                    v,
-                    3 * h,
-                    1,
-                    &mut ctx[head * dh..],
-                    h,
-                );
+                let (p, v) = (View::new(&scores, t, 1), View::new(v, 3 * h, 1));
+                mm((t, t, dh), 1.0, p, v, 0.0, &mut ctx[head * dh..], h);
             }
             linear(&ctx, t, &l.attn_out, &mut tmp);
             add(&mut x, &tmp);
@@ -289,58 +278,37 @@ fn linear(x: &[f32], t: usize, l: &Linear, out: &mut Vec<f32>) {
         out.extend_from_slice(&l.b);
     }
     // Wᵀ read in place: element (i, j) of Wᵀ is W[j · inp + i].
-    gemm_acc(t, l.inp, l.out, x, l.inp, 1, &l.w, 1, l.inp, out, l.out);
+    let (x, wt) = (View::new(x, l.inp, 1), View::new(&l.w, 1, l.inp));
+    mm((t, l.inp, l.out), 1.0, x, wt, 1.0, out, l.out);
 }
 
-/// `c = alpha · a · b` (`m × k` by `k × n`), strides given per row and column.
-#[allow(clippy::too_many_arguments)]
-fn gemm(
-    m: usize,
-    k: usize,
-    n: usize,
+/// A matrix read in place: element (i, j) is `data[i · rs + j · cs]`.
+#[derive(Clone, Copy)]
+struct View<'a> {
+    data: &'a [f32],
+    rs: usize,
+    cs: usize,
+}
+
+impl<'a> View<'a> {
+    fn new(data: &'a [f32], rs: usize, cs: usize) -> View<'a> {
+        View { data, rs, cs }
+    }
+
+    fn shaped(self, rows: usize, cols: usize) -> ArrayView2<'a, f32> {
+        // The strides come from the model's own shapes: a mismatch is a bug.
+        ArrayView2::from_shape((rows, cols).strides((self.rs, self.cs)), self.data)
+            .unwrap_or_else(|e| panic!("a {rows}×{cols} operand does not fit its slice: {e}"))
+    }
+}
+
+/// `c = alpha · a · b + beta · c` for `a` of `m × k` and `b` of `k × n`, `c`'s
+/// rows `rsc` apart.
+fn mm(
+    (m, k, n): (usize, usize, usize),
     alpha: f32,
-    a: &[f32],
-    rsa: usize,
-    csa: usize,
-    b: &[f32],
-    rsb: usize,
-    csb: usize,
-    c: &mut [f32],
-    rsc: usize,
-) {
-    mm(m, k, n, alpha, a, rsa, csa, b, rsb, csb, 0.0, c, rsc);
-}
-
-/// `c += a · b`.
-#[allow(clippy::too_many_arguments)]
-fn gemm_acc(
-    m: usize,
-    k: usize,
-    n: usize,
-    a: &[f32],
-    rsa: usize,
-    csa: usize,
-    b: &[f32],
-    rsb: usize,
-    csb: usize,
-    c: &mut [f32],
-    rsc: usize,
-) {
-    mm(m, k, n, 1.0, a, rsa, csa, b, rsb, csb, 1.0, c, rsc);
-}
-
-#[allow(clippy::too_many_arguments)]
-fn mm<'a>(
-    m: usize,
-    k: usize,
-    n: usize,
-    alpha: f32,
-    a: &'a [f32],
-    rsa: usize,
-    csa: usize,
-    b: &'a [f32],
-    rsb: usize,
-    csb: usize,
+    a: View,
+    b: View,
     beta: f32,
     c: &mut [f32],
     rsc: usize,
@@ -348,17 +316,10 @@ fn mm<'a>(
     if m == 0 || n == 0 || k == 0 {
         return;
     }
-    let view = |rows: usize, cols: usize, rs: usize, cs: usize, data: &'a [f32]| {
-        ArrayView2::from_shape((rows, cols).strides((rs, cs)), data)
-    };
-    // The strides come from the model's own shapes: a mismatch is a bug here.
-    let (Ok(a), Ok(b)) = (view(m, k, rsa, csa, a), view(k, n, rsb, csb, b)) else {
-        panic!("matrix operands do not fit their slices");
-    };
     let Ok(mut c) = ArrayViewMut2::from_shape((m, n).strides((rsc, 1)), c) else {
-        panic!("matrix result does not fit its slice");
+        panic!("the {m}×{n} result does not fit its slice");
     };
-    general_mat_mul(alpha, &a, &b, beta, &mut c);
+    general_mat_mul(alpha, &a.shaped(m, k), &b.shaped(k, n), beta, &mut c);
 }
 
 fn softmax(row: &mut [f32]) {
