@@ -126,25 +126,12 @@ impl Reranker {
     }
 }
 
-/// The re-ranker a command should use: `--no-rerank` wins, then
-/// `--rerank-model` (or `CTX_RERANK_MODEL`), then `rerank_model` in `ctx.toml`
-/// (relative to the segment `root`).
-pub fn configured(
-    root: &Path,
-    setting: Option<&Path>,
-    flag: Option<&Path>,
-    off: bool,
-) -> Result<Option<std::sync::Arc<Reranker>>> {
-    if off {
-        return Ok(None);
-    }
-    let Some(dir) = flag
-        .map(Path::to_path_buf)
+/// The model directory a command should use: `--rerank-model` (or
+/// `CTX_RERANK_MODEL`) first, then `rerank_model` in `ctx.toml`, which is
+/// relative to the segment `root`; `None` when neither is set.
+pub fn model_dir(root: &Path, setting: Option<&Path>, flag: Option<&Path>) -> Option<PathBuf> {
+    flag.map(Path::to_path_buf)
         .or_else(|| setting.map(|s| root.join(s)))
-    else {
-        return Ok(None);
-    };
-    Reranker::load(&dir).map(|r| Some(std::sync::Arc::new(r)))
 }
 
 fn dot(a: &[f32], b: &[f32]) -> f32 {

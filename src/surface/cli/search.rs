@@ -4,6 +4,7 @@
 //! functions (`surface::mcp::tools`), so the CLI and the MCP server cannot drift.
 
 use std::process::ExitCode;
+use std::sync::Arc;
 use std::time::Duration;
 
 use super::{Cli, open};
@@ -11,6 +12,7 @@ use crate::config::Settings;
 use crate::error::Error;
 use crate::pipeline::{self, BuildOptions};
 use crate::relay::store::DEFAULT_SESSION;
+use crate::rerank::Reranker;
 use crate::retrieve::{DEFAULT_BUDGET, Duplicate, Retriever};
 use crate::segment::Segment;
 use crate::surface::mcp::tools::{
@@ -70,12 +72,15 @@ impl RerankArgs {
         seg: &Segment,
         settings: &Settings,
     ) -> crate::error::Result<Retriever> {
-        let reranker = crate::rerank::configured(
+        let dir = crate::rerank::model_dir(
             &seg.root,
             settings.rerank_model.as_deref(),
             self.rerank_model.as_deref(),
-            self.no_rerank,
-        )?;
+        );
+        let reranker = match dir {
+            Some(dir) if !self.no_rerank => Some(Arc::new(Reranker::load(&dir)?)),
+            _ => None,
+        };
         Ok(r.with_reranker(reranker))
     }
 }

@@ -110,12 +110,13 @@ impl Pool {
     /// The re-ranker `CTX_RERANK_MODEL` or the segment's `rerank_model` names.
     fn reranker(&self, seg: &Segment) -> Result<Option<Arc<Reranker>>> {
         let settings = Settings::load(&seg.config_path())?;
-        let dir = match std::env::var_os("CTX_RERANK_MODEL") {
-            Some(d) if !d.is_empty() => PathBuf::from(d),
-            _ => match &settings.rerank_model {
-                Some(d) => seg.root.join(d),
-                None => return Ok(None),
-            },
+        let flag = std::env::var_os("CTX_RERANK_MODEL")
+            .filter(|d| !d.is_empty())
+            .map(PathBuf::from);
+        let Some(dir) =
+            crate::rerank::model_dir(&seg.root, settings.rerank_model.as_deref(), flag.as_deref())
+        else {
+            return Ok(None);
         };
         let mut models = self.models.lock().unwrap_or_else(|e| e.into_inner());
         if let Some(r) = models.get(&dir) {
