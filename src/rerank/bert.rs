@@ -73,6 +73,14 @@ impl Bert {
         let c: Config = serde_json::from_str(&text).map_err(|e| {
             Error::Invalid(format!("{}: not a BERT config: {e}", config_path.display()))
         })?;
+        let h = c.hidden_size;
+        if c.num_attention_heads == 0 || !h.is_multiple_of(c.num_attention_heads) {
+            return Err(Error::Invalid(format!(
+                "{}: hidden size {h} is not a multiple of {} heads",
+                config_path.display(),
+                c.num_attention_heads
+            )));
+        }
         let path = dir.join("model.safetensors");
         let bytes = std::fs::read(&path).map_err(|e| Error::io("cannot read", &path, e))?;
         let st = SafeTensors::deserialize(&bytes)
@@ -81,7 +89,6 @@ impl Bert {
             st: &st,
             path: &path,
         };
-        let h = c.hidden_size;
         let linear = |p: &str, inp: usize, out: usize| -> Result<Linear> {
             Ok(Linear {
                 w: t.get(&format!("{p}.weight"), out * inp)?,
@@ -117,13 +124,6 @@ impl Bert {
                 down: linear(&format!("{p}.output.dense"), c.intermediate_size, h)?,
                 out_norm: norm(&format!("{p}.output.LayerNorm"))?,
             });
-        }
-        if c.num_attention_heads == 0 || !h.is_multiple_of(c.num_attention_heads) {
-            return Err(Error::Invalid(format!(
-                "{}: hidden size {h} is not a multiple of {} heads",
-                config_path.display(),
-                c.num_attention_heads
-            )));
         }
         let words = t.get_rows("embeddings.word_embeddings.weight", h)?;
         Ok(Bert {

@@ -17,14 +17,14 @@ use serde::Deserialize;
 
 use crate::error::{Error, Result};
 
-pub use bert::Bert;
+use bert::Bert;
 pub use wordpiece::WordPiece;
 
 /// Hits of the lexical ranking that are re-ranked.
 pub const DEPTH: usize = 10;
 
 /// Weight of the cosine against the lexical score scaled to the best hit.
-pub const WEIGHT: f32 = 1.0;
+const WEIGHT: f32 = 1.0;
 
 /// Input cut when the model does not say (`sentence_bert_config.json`).
 const DEFAULT_MAX_TOKENS: usize = 256;
@@ -71,12 +71,6 @@ impl Reranker {
             model,
             dir: dir.to_path_buf(),
         })
-    }
-
-    /// Cuts inputs at `n` tokens (at least 3, at most the model's limit).
-    pub fn with_max_tokens(mut self, n: usize) -> Reranker {
-        self.max_tokens = n.clamp(3, self.model.max_tokens);
-        self
     }
 
     /// The model directory.

@@ -110,7 +110,7 @@ fn normalize(text: &str) -> String {
         if c.general_category() == GeneralCategory::NonspacingMark {
             continue;
         }
-        if is_whitespace(c) {
+        if c.is_whitespace() {
             out.push(' ');
         } else if is_cjk(c) {
             out.push(' ');
@@ -125,7 +125,7 @@ fn normalize(text: &str) -> String {
 
 /// Words and single punctuation characters, in order.
 fn words(text: &str) -> impl Iterator<Item = &str> {
-    text.split(is_whitespace).flat_map(|w| {
+    text.split(char::is_whitespace).flat_map(|w| {
         let mut parts = Vec::new();
         let mut start = 0;
         for (i, c) in w.char_indices() {
@@ -142,10 +142,6 @@ fn words(text: &str) -> impl Iterator<Item = &str> {
         }
         parts
     })
-}
-
-fn is_whitespace(c: char) -> bool {
-    c.is_whitespace()
 }
 
 fn is_control(c: char) -> bool {

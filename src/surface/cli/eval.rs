@@ -167,8 +167,10 @@ pub(super) fn eval(cli: &Cli, p: &Printer, args: &EvalArgs) -> anyhow::Result<Ex
             ms: t.elapsed().as_secs_f64() * 1000.0,
         });
     }
-    let mut m = metrics(&outcomes, args.min_coverage);
-    m.rerank_model = r.reranker.as_ref().map(|x| x.dir().to_path_buf());
+    let m = Metrics {
+        rerank_model: r.reranker.as_ref().map(|x| x.dir().to_path_buf()),
+        ..metrics(&outcomes, args.min_coverage)
+    };
     if args.sweep && !p.json {
         p.text("coverage  abstain(unanswerable)  abstain(answerable)  hit@5\n");
         for step in 0..=16 {
