@@ -1,6 +1,6 @@
-//! Sentence-encoder cost: one section of 250 tokens, and a search of
-//! k8s-enhancements re-ranked (needs the model `scripts/setup-test-tools.sh`
-//! installs under `.test-tools/minilm`).
+//! Sentence-encoder cost: one 234-token section, a question, and loading the
+//! model (needs the model `scripts/setup-test-tools.sh` installs under
+//! `.test-tools/minilm`).
 
 use std::path::PathBuf;
 
@@ -17,7 +17,7 @@ fn bench(c: &mut Criterion) {
         .repeat(8);
     let mut g = c.benchmark_group("rerank");
     g.sample_size(20);
-    g.bench_function("embed one ~250-token section", |b| {
+    g.bench_function("embed one 234-token section", |b| {
         b.iter(|| r.embed(&section))
     });
     g.bench_function("embed a question", |b| {

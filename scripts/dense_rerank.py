@@ -132,7 +132,7 @@ def main():
     runs = []
     for q in queries:
         out = subprocess.run(
-            [a.bin, "-s", str(a.segment), "search", q["query"], "-k", str(a.depth), "--json", "--no-build"],
+            [a.bin, "-s", str(a.segment), "search", q["query"], "-k", str(a.depth), "--json", "--no-build", "--no-rerank"],
             capture_output=True,
             text=True,
         ).stdout
