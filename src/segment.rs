@@ -93,6 +93,10 @@ impl Segment {
     pub fn index_dir(&self) -> PathBuf {
         self.ctx_dir().join("index")
     }
+    /// The re-ranker's vector cache.
+    pub fn vectors_path(&self) -> PathBuf {
+        self.ctx_dir().join("vectors.db")
+    }
     /// Where boxed relay values live.
     pub fn relay_dir(&self) -> PathBuf {
         self.ctx_dir().join("relay")

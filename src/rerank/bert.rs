@@ -13,7 +13,7 @@ use crate::error::{Error, Result};
 
 /// `config.json`, the fields the forward pass needs.
 #[derive(Deserialize)]
-struct Config {
+pub struct Config {
     hidden_size: usize,
     num_hidden_layers: usize,
     num_attention_heads: usize,
@@ -21,6 +21,13 @@ struct Config {
     max_position_embeddings: usize,
     #[serde(default = "default_eps")]
     layer_norm_eps: f32,
+}
+
+impl Config {
+    /// Longest input the position table allows.
+    pub fn max_tokens(&self) -> usize {
+        self.max_position_embeddings
+    }
 }
 
 fn default_eps() -> f32 {
@@ -65,8 +72,8 @@ pub struct Bert {
 }
 
 impl Bert {
-    /// Loads `config.json` and `model.safetensors` from `dir`.
-    pub fn load(dir: &Path) -> Result<Bert> {
+    /// Reads and checks `config.json` in `dir`, without the weights.
+    pub fn config(dir: &Path) -> Result<Config> {
         let config_path = dir.join("config.json");
         let text = std::fs::read_to_string(&config_path)
             .map_err(|e| Error::io("cannot read", &config_path, e))?;
@@ -81,10 +88,21 @@ impl Bert {
                 c.num_attention_heads
             )));
         }
+        Ok(c)
+    }
+
+    /// Loads the weights in `dir`'s `model.safetensors` for config `c`.
+    pub fn load(dir: &Path, c: &Config) -> Result<Bert> {
+        let h = c.hidden_size;
         let path = dir.join("model.safetensors");
         let bytes = std::fs::read(&path).map_err(|e| Error::io("cannot read", &path, e))?;
         let st = SafeTensors::deserialize(&bytes)
-            .map_err(|e| Error::Invalid(format!("{}: {e}", path.display())))?;
+            .map_err(|e| {
+                Error::Invalid(format!(
+                    "{}: not a safetensors file ({e}); the download may be damaged: fetch the model again",
+                    path.display()
+                ))
+            })?;
         let t = Tensors {
             st: &st,
             path: &path,

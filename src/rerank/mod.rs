@@ -6,18 +6,23 @@
 //! same thing in other words. ctx does not ship a model: `rerank_model` in
 //! `ctx.toml` or `--rerank-model` names a directory holding one, and search
 //! then orders its top [`DEPTH`] hits by `score / best + WEIGHT · cosine`.
-//! The encoder runs on the CPU; vectors are computed at query time.
+//! The encoder runs on the CPU at query time; vectors once computed are kept
+//! in the segment's [`cache`].
 
 mod bert;
+pub mod cache;
 mod wordpiece;
 
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, PoisonError};
 
 use serde::Deserialize;
+use sha2::{Digest, Sha256};
 
 use crate::error::{Error, Result};
 
 use bert::Bert;
+use cache::VectorCache;
 pub use wordpiece::WordPiece;
 
 /// Hits of the lexical ranking that are re-ranked.
@@ -32,12 +37,16 @@ const DEFAULT_MAX_TOKENS: usize = 256;
 /// What a model directory must hold.
 const FILES: [&str; 3] = ["config.json", "model.safetensors", "vocab.txt"];
 
-/// A sentence encoder loaded from a model directory.
+/// A sentence encoder in a model directory. The configuration and the
+/// vocabulary are read at once; the weights (90 MB for all-MiniLM-L6-v2) only
+/// when a text has to be encoded, since cached vectors do not need them.
 pub struct Reranker {
     vocab: WordPiece,
-    model: Bert,
+    config: bert::Config,
+    model: Mutex<Option<Arc<Bert>>>,
     max_tokens: usize,
     dir: PathBuf,
+    fingerprint: String,
 }
 
 #[derive(Deserialize)]
@@ -46,7 +55,7 @@ struct SentenceConfig {
 }
 
 impl Reranker {
-    /// Loads the model in `dir`.
+    /// Opens the model in `dir`, checking its configuration.
     pub fn load(dir: &Path) -> Result<Reranker> {
         for f in FILES {
             if !dir.join(f).is_file() {
@@ -59,16 +68,19 @@ impl Reranker {
                 )));
             }
         }
-        let model = Bert::load(dir)?;
+        let config = Bert::config(dir)?;
         let cut = std::fs::read_to_string(dir.join("sentence_bert_config.json"))
             .ok()
             .and_then(|t| serde_json::from_str::<SentenceConfig>(&t).ok())
             .and_then(|c| c.max_seq_length)
             .unwrap_or(DEFAULT_MAX_TOKENS);
+        let max_tokens = cut.clamp(3, config.max_tokens());
         Ok(Reranker {
             vocab: WordPiece::load(&dir.join("vocab.txt"))?,
-            max_tokens: cut.clamp(3, model.max_tokens),
-            model,
+            fingerprint: fingerprint(dir, max_tokens)?,
+            config,
+            model: Mutex::new(None),
+            max_tokens,
             dir: dir.to_path_buf(),
         })
     }
@@ -78,46 +90,120 @@ impl Reranker {
         &self.dir
     }
 
+    /// The weights, read on first use.
+    fn model(&self) -> Result<Arc<Bert>> {
+        let mut slot = self.model.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some(m) = slot.as_ref() {
+            return Ok(Arc::clone(m));
+        }
+        let m = Arc::new(Bert::load(&self.dir, &self.config)?);
+        *slot = Some(Arc::clone(&m));
+        Ok(m)
+    }
+
     /// The unit vector of `text`.
-    pub fn embed(&self, text: &str) -> Vec<f32> {
+    pub fn embed(&self, text: &str) -> Result<Vec<f32>> {
+        Ok(self.model()?.embed(&self.ids(text)))
+    }
+
+    fn ids(&self, text: &str) -> Vec<u32> {
         let mut ids = vec![self.vocab.cls];
         ids.extend(self.vocab.encode(text, self.max_tokens - 2));
         ids.push(self.vocab.sep);
-        self.model.embed(&ids)
+        ids
     }
 
     /// Unit vectors of `texts`, encoded on all cores.
-    pub fn embed_all(&self, texts: &[String]) -> Vec<Vec<f32>> {
+    pub fn embed_all(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>> {
+        if texts.is_empty() {
+            return Ok(Vec::new());
+        }
+        let model = self.model()?;
+        let model = model.as_ref();
         let threads = std::thread::available_parallelism()
             .map(|n| n.get())
             .unwrap_or(1)
-            .min(texts.len())
-            .max(1);
+            .min(texts.len());
         let per = texts.len().div_ceil(threads);
-        std::thread::scope(|s| {
+        Ok(std::thread::scope(|s| {
             let parts: Vec<_> = texts
-                .chunks(per.max(1))
-                .map(|part| s.spawn(move || part.iter().map(|t| self.embed(t)).collect::<Vec<_>>()))
+                .chunks(per)
+                .map(|part| {
+                    s.spawn(move || {
+                        part.iter()
+                            .map(|t| model.embed(&self.ids(t)))
+                            .collect::<Vec<_>>()
+                    })
+                })
                 .collect();
             parts
                 .into_iter()
                 .flat_map(|p| p.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
                 .collect()
-        })
+        }))
     }
 
     /// New scores for hits with lexical `scores` (best first) and `texts`:
-    /// `score / best + WEIGHT · cosine(query, text)`.
-    pub fn rescore(&self, query: &str, scores: &[f32], texts: &[String]) -> Vec<f32> {
-        let q = self.embed(query);
-        let vectors = self.embed_all(texts);
+    /// `score / best + WEIGHT · cosine(query, text)`. Vectors found in `cache`
+    /// are not encoded again; those encoded are added to it.
+    pub fn rescore(
+        &self,
+        query: &str,
+        scores: &[f32],
+        texts: &[String],
+        cache: Option<&mut VectorCache>,
+    ) -> Result<Vec<f32>> {
+        let all: Vec<&str> = std::iter::once(query)
+            .chain(texts.iter().map(String::as_str))
+            .collect();
+        let keys: Vec<[u8; 32]> = all.iter().map(|t| cache::key(t)).collect();
+        let mut vectors = match cache.as_deref() {
+            Some(c) => c.get(&self.fingerprint, &keys),
+            None => vec![None; all.len()],
+        };
+        let missing: Vec<usize> = (0..all.len()).filter(|&i| vectors[i].is_none()).collect();
+        let fresh = self.embed_all(&missing.iter().map(|&i| all[i]).collect::<Vec<_>>())?;
+        if let Some(c) = cache {
+            let entries: Vec<([u8; 32], &[f32])> = missing
+                .iter()
+                .zip(&fresh)
+                .map(|(&i, v)| (keys[i], v.as_slice()))
+                .collect();
+            c.put(&self.fingerprint, &entries);
+        }
+        for (i, v) in missing.into_iter().zip(fresh) {
+            vectors[i] = Some(v);
+        }
+        let vectors: Vec<Vec<f32>> = vectors.into_iter().map(Option::unwrap_or_default).collect();
         let best = scores.first().copied().filter(|b| *b > 0.0).unwrap_or(1.0);
-        scores
+        Ok(scores
             .iter()
-            .zip(&vectors)
-            .map(|(s, v)| s / best + WEIGHT * dot(&q, v))
-            .collect()
+            .zip(&vectors[1..])
+            .map(|(s, v)| s / best + WEIGHT * dot(&vectors[0], v))
+            .collect())
     }
+}
+
+/// What a cached vector depends on: the configuration, the vocabulary, the
+/// weights file (by size and modification time; hashing 90 MB would cost more
+/// than a search) and the input cut.
+fn fingerprint(dir: &Path, max_tokens: usize) -> Result<String> {
+    let mut h = Sha256::new();
+    for f in ["config.json", "vocab.txt"] {
+        let path = dir.join(f);
+        h.update(std::fs::read(&path).map_err(|e| Error::io("cannot read", &path, e))?);
+    }
+    let weights = dir.join("model.safetensors");
+    let meta = std::fs::metadata(&weights).map_err(|e| Error::io("cannot read", &weights, e))?;
+    let mtime = meta
+        .modified()
+        .ok()
+        .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+        .map_or(0, |d| d.as_nanos());
+    h.update(meta.len().to_le_bytes());
+    h.update(mtime.to_le_bytes());
+    h.update(max_tokens.to_le_bytes());
+    Ok(crate::hash::to_hex(&h.finalize()))
 }
 
 /// The model directory a command should use: `--rerank-model` (or

@@ -19,6 +19,8 @@ use crate::chunk::{Chunk, ChunkKind};
 use crate::error::{Error, Result};
 use crate::index::Filter;
 use crate::rerank::Reranker;
+use crate::rerank::cache::VectorCache;
+use crate::segment::Segment;
 
 /// Which chunks a search looks at.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Default)]
@@ -361,7 +363,7 @@ impl Retriever {
             });
         }
         let chunks = match reranker {
-            Some(r) => reranked(r, query, chunks, opts.k.max(1)),
+            Some(r) => reranked(r, &self.seg, query, chunks, opts.k.max(1))?,
             None => chunks,
         };
         let hits = chunks
@@ -462,8 +464,15 @@ impl Retriever {
     }
 }
 
-/// `chunks` in the order of `reranker`'s scores, the first `k`.
-fn reranked(reranker: &Reranker, query: &str, mut chunks: Vec<Kept>, k: usize) -> Vec<Kept> {
+/// `chunks` in the order of `reranker`'s scores, the first `k`; vectors are
+/// cached in `seg`.
+fn reranked(
+    reranker: &Reranker,
+    seg: &Segment,
+    query: &str,
+    mut chunks: Vec<Kept>,
+    k: usize,
+) -> Result<Vec<Kept>> {
     let texts: Vec<String> = chunks
         .iter()
         .map(|h| {
@@ -475,13 +484,14 @@ fn reranked(reranker: &Reranker, query: &str, mut chunks: Vec<Kept>, k: usize) -
         })
         .collect();
     let scores: Vec<f32> = chunks.iter().map(|h| h.score).collect();
+    let mut cache = VectorCache::open(&seg.vectors_path());
     for (h, s) in chunks
         .iter_mut()
-        .zip(reranker.rescore(query, &scores, &texts))
+        .zip(reranker.rescore(query, &scores, &texts, cache.as_mut())?)
     {
         h.score = s;
     }
     chunks.sort_by(|a, b| b.score.total_cmp(&a.score));
     chunks.truncate(k);
-    chunks
+    Ok(chunks)
 }

@@ -40,7 +40,7 @@ fn embeddings_match_the_reference_encoder() {
     for case in reference() {
         let text = case["text"].as_str().expect("text");
         let want: Vec<f32> = serde_json::from_value(case["vector"].clone()).expect("vector");
-        let got = r.embed(text);
+        let got = r.embed(text).expect("embed");
         assert_eq!(got.len(), 384);
         let norm: f32 = got.iter().map(|v| v * v).sum::<f32>().sqrt();
         assert!((norm - 1.0).abs() < 1e-4, "unit length, got {norm}");
@@ -52,8 +52,11 @@ fn embeddings_match_the_reference_encoder() {
         }
     }
     // A question is nearer its paraphrased answer than an unrelated sentence.
-    let q = r.embed("How are stale locks handled?");
-    let cos = |t: &str| -> f32 { q.iter().zip(r.embed(t)).map(|(a, b)| a * b).sum() };
+    let q = r.embed("How are stale locks handled?").expect("embed");
+    let cos = |t: &str| -> f32 {
+        let v = r.embed(t).expect("embed");
+        q.iter().zip(v).map(|(a, b)| a * b).sum()
+    };
     assert!(
         cos("A lock is stale when its holder can no longer release it.")
             > cos("fn main() {}") + 0.2
@@ -121,4 +124,98 @@ fn a_directory_without_a_model_is_refused_with_the_fix() {
     );
     env.write("_ctx/ctx.toml", "rerank_model = \"no-model\"\n");
     refused(&env, &["evidence", "server"], &["rerank model", "no-model"]);
+}
+
+/// A copy of the model whose weights can be spoiled without changing what
+/// the cache keys on (size and modification time).
+fn model_copy(env: &Env) -> std::path::PathBuf {
+    let dir = env.path().join("model-copy");
+    std::fs::create_dir_all(&dir).expect("mkdir");
+    for entry in std::fs::read_dir(model()).expect("list the model") {
+        let entry = entry.expect("entry");
+        if entry.file_type().expect("type").is_file() {
+            std::fs::copy(entry.path(), dir.join(entry.file_name())).expect("copy");
+        }
+    }
+    dir
+}
+
+fn spoil_weights_keeping_size_and_mtime(dir: &Path) {
+    let path = dir.join("model.safetensors");
+    let meta = std::fs::metadata(&path).expect("stat the weights");
+    let mtime = meta.modified().expect("mtime");
+    std::fs::write(&path, vec![0u8; meta.len() as usize]).expect("spoil");
+    let f = std::fs::File::options()
+        .write(true)
+        .open(&path)
+        .expect("open");
+    f.set_modified(mtime).expect("restore the mtime");
+}
+
+#[test]
+fn a_repeated_search_reuses_cached_vectors_and_never_reads_the_weights() {
+    let env = paraphrase_corpus();
+    let copy = model_copy(&env);
+    let model = copy.to_str().expect("utf-8 path");
+    let first = env.json(&[
+        "search",
+        "how do I stop the server",
+        "--rerank-model",
+        model,
+    ]);
+    assert_eq!(first["hits"][0]["title_path"][1], "Shutting down");
+    let db = env.path().join("_ctx/vectors.db");
+    let conn = rusqlite::Connection::open(&db).expect("open the vector cache");
+    let rows: i64 = conn
+        .query_row("SELECT count(*) FROM vectors", [], |r| r.get(0))
+        .expect("count");
+    // The question and each section re-ranked.
+    assert_eq!(
+        rows,
+        1 + first["hits"].as_array().expect("hits").len() as i64
+    );
+    drop(conn);
+    let stats = env.json(&["stats"]);
+    assert!(stats["vector_cache_bytes"].as_u64().expect("cache size") > 0);
+    env.ctx(&["stats"])
+        .assert()
+        .success()
+        .stdout(predicates::str::contains("vector cache"));
+
+    // With every vector cached, the weights are not needed: spoiled ones
+    // change nothing.
+    spoil_weights_keeping_size_and_mtime(&copy);
+    let again = env.json(&[
+        "search",
+        "how do I stop the server",
+        "--rerank-model",
+        model,
+    ]);
+    assert_eq!(again["hits"], first["hits"]);
+
+    // A new question has to be encoded, so the spoiled weights are read and
+    // refused, naming the file.
+    refused(
+        &env,
+        &[
+            "search",
+            "how is the server stopped",
+            "--rerank-model",
+            model,
+        ],
+        &[
+            "model.safetensors",
+            "not a safetensors file",
+            "fetch the model again",
+        ],
+    );
+}
+
+#[test]
+fn search_re_ranks_when_the_vector_cache_cannot_be_opened() {
+    let env = paraphrase_corpus();
+    let model = model().to_str().expect("utf-8 path");
+    std::fs::create_dir_all(env.path().join("_ctx/vectors.db")).expect("block the cache path");
+    assert_eq!(top(&env, &["--rerank-model", model]), "Shutting down");
+    assert_eq!(top(&env, &["--rerank-model", model]), "Shutting down");
 }

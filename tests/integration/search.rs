@@ -181,6 +181,7 @@ fn stats() {
     let r = env.json(&["stats"]);
     assert_eq!(r["files"], 9);
     assert!(r["index_bytes"].as_u64().unwrap() > 0);
+    assert_eq!(r["vector_cache_bytes"], 0, "nothing re-ranked yet");
 }
 
 /// Searches running during builds always get complete answers.

@@ -1,6 +1,7 @@
 //! `ctx build`, `ctx validate`, `ctx stats`.
 
 use std::io::IsTerminal;
+use std::path::Path;
 use std::process::ExitCode;
 use std::time::Duration;
 
@@ -175,7 +176,7 @@ pub(super) fn validate(cli: &Cli, p: &Printer) -> anyhow::Result<ExitCode> {
     })
 }
 
-fn dir_size(path: &std::path::Path) -> u64 {
+fn dir_size(path: &Path) -> u64 {
     match std::fs::metadata(path) {
         Ok(m) if m.is_file() => m.len(),
         Ok(m) if m.is_dir() => std::fs::read_dir(path)
@@ -193,9 +194,8 @@ pub(super) fn stats(cli: &Cli, p: &Printer) -> anyhow::Result<ExitCode> {
         .meta("last_build_ns")?
         .and_then(|v| v.parse::<i64>().ok())
         .map(pack::rfc3339);
-    let db = dir_size(&seg.db_path())
-        + dir_size(&seg.ctx_dir().join("context.db-wal"))
-        + dir_size(&seg.ctx_dir().join("context.db-shm"));
+    let db = sqlite_size(&seg.db_path());
+    let vectors = sqlite_size(&seg.vectors_path());
     let index = dir_size(&seg.index_dir());
     let pack_bytes = dir_size(&seg.pack_path());
     let source_bytes: u64 = catalog.files()?.values().map(|f| f.size).sum();
@@ -210,7 +210,8 @@ pub(super) fn stats(cli: &Cli, p: &Printer) -> anyhow::Result<ExitCode> {
             "segment": seg.name, "files": files, "chunks": chunks, "tokens": tokens,
             "source_bytes": source_bytes, "catalog_bytes": db, "index_bytes": index,
             "index_records": records, "index_deleted_records": deleted,
-            "pack_bytes": pack_bytes, "last_build": last, "generation": generation,
+            "pack_bytes": pack_bytes, "vector_cache_bytes": vectors,
+            "last_build": last, "generation": generation,
         }));
     } else {
         let ratio = (db + index) as f64 / source_bytes.max(1) as f64;
@@ -223,6 +224,23 @@ pub(super) fn stats(cli: &Cli, p: &Printer) -> anyhow::Result<ExitCode> {
             pack_bytes as f64 / 1e6,
             last.unwrap_or_else(|| "never".into()),
         ));
+        if vectors > 0 {
+            p.text(&format!(
+                "vector cache {:.1} MB (re-ranking; deleting it only costs time)\n",
+                vectors as f64 / 1e6
+            ));
+        }
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// Bytes of a SQLite database with its write-ahead log and index.
+fn sqlite_size(db: &Path) -> u64 {
+    let mut total = dir_size(db);
+    for suffix in ["-wal", "-shm"] {
+        let mut p = db.as_os_str().to_owned();
+        p.push(suffix);
+        total += dir_size(Path::new(&p));
+    }
+    total
 }
