@@ -14,9 +14,10 @@ pub mod cache;
 mod wordpiece;
 
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
 use crate::error::{Error, Result};
@@ -47,6 +48,17 @@ pub struct Reranker {
     max_tokens: usize,
     dir: PathBuf,
     fingerprint: String,
+    encoded: AtomicUsize,
+    cached: AtomicUsize,
+}
+
+/// Where the vectors of a re-ranker's searches came from so far.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct VectorCounts {
+    /// Texts run through the encoder.
+    pub encoded: usize,
+    /// Vectors read from the cache.
+    pub cached: usize,
 }
 
 #[derive(Deserialize)]
@@ -82,12 +94,22 @@ impl Reranker {
             model: Mutex::new(None),
             max_tokens,
             dir: dir.to_path_buf(),
+            encoded: AtomicUsize::new(0),
+            cached: AtomicUsize::new(0),
         })
     }
 
     /// The model directory.
     pub fn dir(&self) -> &Path {
         &self.dir
+    }
+
+    /// Vectors encoded and read from the cache by [`Reranker::rescore`] so far.
+    pub fn counts(&self) -> VectorCounts {
+        VectorCounts {
+            encoded: self.encoded.load(Ordering::Relaxed),
+            cached: self.cached.load(Ordering::Relaxed),
+        }
     }
 
     /// The weights, read on first use.
@@ -163,6 +185,9 @@ impl Reranker {
         };
         let missing: Vec<usize> = (0..all.len()).filter(|&i| vectors[i].is_none()).collect();
         let fresh = self.embed_all(&missing.iter().map(|&i| all[i]).collect::<Vec<_>>())?;
+        self.encoded.fetch_add(missing.len(), Ordering::Relaxed);
+        self.cached
+            .fetch_add(all.len() - missing.len(), Ordering::Relaxed);
         if let Some(c) = cache {
             let entries: Vec<([u8; 32], &[f32])> = missing
                 .iter()

@@ -219,3 +219,35 @@ fn search_re_ranks_when_the_vector_cache_cannot_be_opened() {
     assert_eq!(top(&env, &["--rerank-model", model]), "Shutting down");
     assert_eq!(top(&env, &["--rerank-model", model]), "Shutting down");
 }
+
+#[test]
+fn eval_says_where_its_vectors_came_from() {
+    let env = paraphrase_corpus();
+    let model = model().to_str().expect("utf-8 path");
+    env.write(
+        "queries.jsonl",
+        r#"{"qid": "q1", "query": "how do I stop the server", "kind": "question", "targets": [{"doc": "guide.md", "title_path": ["Guide", "Shutting down"]}]}
+{"qid": "q2", "query": "which words are skipped when indexing", "kind": "question", "targets": [{"doc": "guide.md", "title_path": ["Guide", "Indexing"]}]}
+"#,
+    );
+    let queries = env.path().join("queries.jsonl");
+    let queries = queries.to_str().expect("utf-8 path");
+    let eval = || env.json(&["eval", queries, "--rerank-model", model]);
+    let first = eval();
+    assert_eq!(first["hit_at_5"], 1.0);
+    let count = |v: &Value, k: &str| v["rerank_vectors"][k].as_u64().expect("a count");
+    // Both questions and the sections; the second query finds the sections
+    // the first one encoded.
+    let (encoded, cached) = (count(&first, "encoded"), count(&first, "cached"));
+    assert!(encoded >= 3 && cached >= 1, "{first}");
+    let second = eval();
+    assert_eq!(count(&second, "encoded"), 0);
+    assert_eq!(count(&second, "cached"), encoded + cached);
+    env.ctx(&["eval", queries, "--rerank-model", model])
+        .assert()
+        .success()
+        .stdout(predicates::str::contains(format!(
+            "(0 vectors encoded, {} from the cache)",
+            encoded + cached
+        )));
+}

@@ -12,6 +12,7 @@ use serde::{Deserialize, Serialize};
 
 use super::{Cli, open};
 use crate::error::Error;
+use crate::rerank::VectorCounts;
 use crate::retrieve::coverage::{DEFAULT_MIN_COVERAGE, min_coverage_for};
 use crate::retrieve::{Hit, Retriever, SearchOptions};
 use crate::surface::output::Printer;
@@ -74,6 +75,9 @@ pub struct Metrics {
     min_coverage: f32,
     /// The sentence encoder that re-ranked the hits, if any.
     rerank_model: Option<PathBuf>,
+    /// Where its vectors came from: a warm cache makes latency a lookup's.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    rerank_vectors: Option<VectorCounts>,
 }
 
 fn norm(path: &[String]) -> Vec<String> {
@@ -169,6 +173,7 @@ pub(super) fn eval(cli: &Cli, p: &Printer, args: &EvalArgs) -> anyhow::Result<Ex
     }
     let m = Metrics {
         rerank_model: r.reranker.as_ref().map(|x| x.dir().to_path_buf()),
+        rerank_vectors: r.reranker.as_ref().map(|x| x.counts()),
         ..metrics(&outcomes, args.min_coverage)
     };
     if args.sweep && !p.json {
@@ -191,8 +196,13 @@ pub(super) fn eval(cli: &Cli, p: &Printer, args: &EvalArgs) -> anyhow::Result<Ex
             m.abstained_on_unanswerable, m.abstained_on_answerable, m.median_latency_ms,
             m.median_tokens_to_evidence
         ));
-        if let Some(dir) = &m.rerank_model {
-            p.text(&format!("re-ranked by {}\n", dir.display()));
+        if let (Some(dir), Some(v)) = (&m.rerank_model, m.rerank_vectors) {
+            p.text(&format!(
+                "re-ranked by {} ({} vectors encoded, {} from the cache)\n",
+                dir.display(),
+                v.encoded,
+                v.cached
+            ));
         }
     }
     if args.details {
@@ -291,5 +301,6 @@ fn metrics(outcomes: &[Outcome<'_>], min_coverage: f32) -> Metrics {
         median_tokens_to_evidence: median(tte),
         min_coverage,
         rerank_model: None,
+        rerank_vectors: None,
     }
 }
