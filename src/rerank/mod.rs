@@ -61,6 +61,12 @@ pub struct VectorCounts {
     pub cached: usize,
 }
 
+impl std::fmt::Debug for Reranker {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Reranker").field("dir", &self.dir).finish()
+    }
+}
+
 #[derive(Deserialize)]
 struct SentenceConfig {
     max_seq_length: Option<usize>,

@@ -549,3 +549,41 @@ fn relay_command_line() {
             .contains("cannot start the MCP server `/nonexistent/server`")
     );
 }
+
+/// The proxy's `ctx_search` re-ranks project docs like `ctx search` does, and a
+/// model that cannot be opened stops the proxy before the server starts.
+#[test]
+fn the_added_search_re_ranks_with_a_configured_model() {
+    let env = super::rerank::paraphrase_corpus();
+    env.ctx(&["build"]).assert().success();
+    let model = super::rerank::model().to_str().expect("utf-8 path");
+    let first_title = |opts: &[&str]| {
+        let mut r = start(&env, opts, false);
+        r.initialize();
+        let found = r.call(
+            "ctx_search",
+            json!({"query": "how do I stop the server", "k": 1, "scope": "docs"}),
+        );
+        text_of(&found)
+    };
+    let lexical = first_title(&[]);
+    assert!(lexical.contains("Guide > Indexing"), "{lexical}");
+    let reranked = first_title(&["--rerank-model", model]);
+    assert!(reranked.contains("Guide > Shutting down"), "{reranked}");
+
+    std::fs::remove_file(env.path().join("stub.log")).expect("the stub ran");
+    let missing = env.path().join("no-model");
+    std::fs::create_dir_all(&missing).expect("mkdir");
+    let mut r = start(
+        &env,
+        &["--rerank-model", missing.to_str().expect("utf-8")],
+        false,
+    );
+    let (status, stderr) = r.wait(WAIT);
+    assert_eq!(status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("no config.json"), "{stderr}");
+    assert!(
+        !env.path().join("stub.log").exists(),
+        "the server was started"
+    );
+}

@@ -11,7 +11,7 @@ use serde_json::Value;
 
 use crate::util::{Env, refused, repo, test_tools};
 
-fn model() -> &'static Path {
+pub fn model() -> &'static Path {
     test_tools().get("RERANK_MODEL")
 }
 
@@ -65,7 +65,7 @@ fn embeddings_match_the_reference_encoder() {
 
 /// A corpus where the question's words score a section about something else
 /// a little above the one that answers it.
-fn paraphrase_corpus() -> Env {
+pub fn paraphrase_corpus() -> Env {
     let env = Env::empty();
     env.write(
         "guide.md",

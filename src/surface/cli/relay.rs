@@ -226,6 +226,8 @@ pub struct ProxyArgs {
     /// Append each tool call and result, as the client saw them, to this file (JSON lines).
     #[arg(long, value_name = "FILE")]
     pub record: Option<std::path::PathBuf>,
+    #[command(flatten)]
+    pub rerank: super::search::RerankArgs,
 }
 
 /// Parses `7d`, `12h`, `30m`, `45s` (or a plain number of seconds).
@@ -503,8 +505,11 @@ fn proxy(cli: &Cli, args: &RelayArgs) -> anyhow::Result<ExitCode> {
         ))
         .into());
     }
+    // A model that cannot be opened is refused before the server starts.
+    let reranker = opts.rerank.reranker(&seg, &settings)?;
     crate::surface::proxy::run(crate::surface::proxy::ProxyOptions {
         command: args.command.clone(),
+        reranker,
         seg,
         settings,
         session,

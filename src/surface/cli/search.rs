@@ -52,7 +52,8 @@ pub struct SearchArgs {
     pub rerank: RerankArgs,
 }
 
-/// How search hits are re-ranked (`ctx search`, `evidence`, `eval`).
+/// How search hits are re-ranked (`ctx search`, `evidence`, `eval`, and the
+/// relay proxy's `ctx_search`).
 #[derive(Debug, Clone, clap::Args)]
 pub struct RerankArgs {
     /// Re-rank the top hits with the sentence encoder in DIR (e.g.
@@ -72,16 +73,24 @@ impl RerankArgs {
         seg: &Segment,
         settings: &Settings,
     ) -> crate::error::Result<Retriever> {
+        Ok(r.with_reranker(self.reranker(seg, settings)?))
+    }
+
+    /// The re-ranker these flags and `settings` ask for, if any.
+    pub fn reranker(
+        &self,
+        seg: &Segment,
+        settings: &Settings,
+    ) -> crate::error::Result<Option<Arc<Reranker>>> {
         let dir = crate::rerank::model_dir(
             &seg.root,
             settings.rerank_model.as_deref(),
             self.rerank_model.as_deref(),
         );
-        let reranker = match dir {
+        Ok(match dir {
             Some(dir) if !self.no_rerank => Some(Arc::new(Reranker::load(&dir)?)),
             _ => None,
-        };
-        Ok(r.with_reranker(reranker))
+        })
     }
 }
 

@@ -12,6 +12,7 @@
 //! values out of the context must not pour one back in. What was cut is stated,
 //! with the call that continues.
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use serde::de::DeserializeOwned;
@@ -23,6 +24,7 @@ use crate::pipeline::{self, BuildOptions};
 use crate::relay::preview;
 use crate::relay::resolve::{self, QueryOptions};
 use crate::relay::store::{self, Access, Opened};
+use crate::rerank::Reranker;
 use crate::retrieve::Retriever;
 use crate::segment::Segment;
 use crate::surface::mcp::tools::{
@@ -44,6 +46,8 @@ pub struct LocalContext {
     pub session: String,
     /// Most estimated tokens one answer may carry.
     pub max_tokens: usize,
+    /// Sentence encoder that re-orders `ctx_search`'s hits, when configured.
+    pub reranker: Option<Arc<Reranker>>,
 }
 
 /// The tools the proxy adds, as `ctx mcp` with a relay store lists them; `ctx_search`
@@ -219,7 +223,7 @@ fn part_blocks(part: &resolve::Part<'_>, capped: bool, max_tokens: usize) -> Vec
 
 fn search(p: SearchParams, cx: &LocalContext) -> Result<Vec<Value>, String> {
     refresh(cx);
-    let r = open_retriever(cx)?;
+    let r = open_retriever(cx)?.with_reranker(cx.reranker.clone());
     let result = r
         .search(&p.query, &p.options_in(PROXY_SET))
         .map_err(|e| e.to_string())?;

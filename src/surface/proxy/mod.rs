@@ -68,6 +68,8 @@ pub struct ProxyOptions {
     pub record: Option<PathBuf>,
     /// Say on stderr what the proxy does.
     pub verbose: bool,
+    /// Sentence encoder for the added `ctx_search`, when configured.
+    pub reranker: Option<Arc<crate::rerank::Reranker>>,
 }
 
 /// What the event loop hears about.
@@ -231,6 +233,7 @@ async fn serve(opts: ProxyOptions) -> anyhow::Result<ExitCode> {
             settings: opts.settings.clone(),
             session: opts.session.clone(),
             max_tokens: opts.threshold_tokens,
+            reranker: opts.reranker.clone(),
         },
         validate: opts.validate,
         call_timeout: opts.call_timeout,

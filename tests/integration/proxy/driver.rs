@@ -54,7 +54,8 @@ impl Relay {
             .args(opts)
             .arg("--")
             .args(server)
-            .env_remove("CTX_ROOT");
+            .env_remove("CTX_ROOT")
+            .env_remove("CTX_RERANK_MODEL");
         for (k, v) in vars {
             cmd.env(k, v);
         }
