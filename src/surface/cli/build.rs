@@ -225,9 +225,13 @@ pub(super) fn stats(cli: &Cli, p: &Printer) -> anyhow::Result<ExitCode> {
             last.unwrap_or_else(|| "never".into()),
         ));
         if vectors > 0 {
+            let size = if vectors < 100_000 {
+                format!("{} KB", vectors.div_ceil(1000))
+            } else {
+                format!("{:.1} MB", vectors as f64 / 1e6)
+            };
             p.text(&format!(
-                "vector cache {:.1} MB (re-ranking; deleting it only costs time)\n",
-                vectors as f64 / 1e6
+                "vector cache {size} (re-ranking; deleting it only costs time)\n"
             ));
         }
     }
