@@ -471,3 +471,58 @@ fn symbol_copies_are_one_candidate() {
         "{one}"
     );
 }
+
+/// `ctx symbol Type` is the type's own node: not its `impl` headers, not the
+/// code between them, and not the blank lines a chunk starts with.
+#[test]
+fn symbol_is_the_definition_not_its_impl_blocks() {
+    let env = Env::empty();
+    env.write(
+        "src/shape.rs",
+        "use std::fmt;\n\
+         \n\
+         /// A shape with straight sides.\n\
+         pub struct Polygon {\n\
+         \x20   sides: u32,\n\
+         }\n\
+         \n\
+         /// Unrelated helper between the type and its impl.\n\
+         pub fn helper() -> u32 {\n\
+         \x20   7\n\
+         }\n\
+         \n\
+         impl Polygon {\n\
+         \x20   /// A triangle.\n\
+         \x20   pub fn triangle() -> Polygon {\n\
+         \x20       Polygon { sides: 3 }\n\
+         \x20   }\n\
+         }\n\
+         \n\
+         impl fmt::Display for Polygon {\n\
+         \x20   fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {\n\
+         \x20       write!(f, \"{}-gon\", self.sides)\n\
+         \x20   }\n\
+         }\n",
+    );
+    let out = env.json(&["symbol", "Polygon"]);
+    assert_eq!(out["kind"], "struct", "{out}");
+    assert_eq!(out["symbol_lines"], serde_json::json!([3, 6]), "{out}");
+    assert_eq!(
+        out["text"],
+        "/// A shape with straight sides.\npub struct Polygon {\n    sides: u32,\n}\n"
+    );
+    let out = env.json(&["symbol", "Polygon", "--context-lines", "1"]);
+    assert_eq!(out["lines"], serde_json::json!([2, 7]), "{out}");
+    let method = env.json(&["symbol", "Polygon::triangle"]);
+    // From its doc comment; the impl's closing brace rides with the last
+    // method, since chunks tile the file.
+    assert_eq!(method["symbol_lines"][0], 14, "{method}");
+
+    // With no definition indexed, the impl blocks are what there is to show.
+    env.write(
+        "src/shape.rs",
+        "impl Polygon {\n    pub fn square() {}\n}\n",
+    );
+    let out = env.json(&["symbol", "Polygon"]);
+    assert_eq!(out["kind"], "impl", "{out}");
+}

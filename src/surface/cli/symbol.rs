@@ -90,11 +90,17 @@ fn candidates(chunks: Vec<Chunk>, name: &str, file: Option<&str>, fold: bool) ->
         {
             continue;
         }
-        match found
-            .iter_mut()
-            .find(|x| x.whole.doc == c.doc && x.qualified == sym.qualified)
-        {
-            // Parts of one split symbol: widen the range.
+        // Only the parts of one split symbol are joined: a type and its
+        // `impl` blocks share a name but are separate nodes, with other code
+        // between them.
+        match found.iter_mut().find(|x| {
+            x.whole.doc == c.doc
+                && x.qualified == sym.qualified
+                && x.kind == sym.kind
+                && x.whole.part.is_some()
+                && c.part.is_some()
+                && c.lines[0] <= x.lines[1] + 1
+        }) {
             Some(x) => {
                 x.lines[0] = x.lines[0].min(c.lines[0]);
                 x.lines[1] = x.lines[1].max(c.lines[1]);
@@ -109,7 +115,35 @@ fn candidates(chunks: Vec<Chunk>, name: &str, file: Option<&str>, fold: bool) ->
             }),
         }
     }
+    // `ctx symbol Walk` means the type, not an `impl Walk {` header, whose
+    // methods are symbols of their own; impl blocks answer only when no
+    // definition of the name is indexed.
+    if found.iter().any(|f| f.kind != "impl") {
+        found.retain(|f| f.kind != "impl");
+    }
+    for f in &mut found {
+        f.lines = without_blank_ends(f.lines, &f.whole.text);
+    }
     fold_copies(found)
+}
+
+/// `lines` of a chunk holding `text`, less the blank lines at its ends:
+/// chunks tile the file, so a symbol's chunk starts with the gap before it.
+fn without_blank_ends(lines: [usize; 2], text: &str) -> [usize; 2] {
+    let rows: Vec<&str> = text.split_inclusive('\n').collect();
+    let lead = rows.iter().take_while(|l| l.trim().is_empty()).count();
+    if lead == rows.len() {
+        return lines;
+    }
+    let trail = rows
+        .iter()
+        .rev()
+        .take_while(|l| l.trim().is_empty())
+        .count();
+    [
+        lines[0] + lead,
+        lines[1].saturating_sub(trail).max(lines[0] + lead),
+    ]
 }
 
 pub(super) fn symbol(cli: &Cli, p: &Printer, args: &SymbolArgs) -> anyhow::Result<ExitCode> {
