@@ -38,18 +38,23 @@ const DEFAULT_MAX_TOKENS: usize = 256;
 /// What a model directory must hold.
 const FILES: [&str; 3] = ["config.json", "model.safetensors", "vocab.txt"];
 
-/// A sentence encoder in a model directory. The configuration and the
-/// vocabulary are read at once; the weights (90 MB for all-MiniLM-L6-v2) only
-/// when a text has to be encoded, since cached vectors do not need them.
+/// A sentence encoder in a model directory. The configuration is read at
+/// once; the vocabulary and the weights (90 MB for all-MiniLM-L6-v2) only when
+/// a text has to be encoded, since cached vectors need neither.
 pub struct Reranker {
-    vocab: WordPiece,
     config: bert::Config,
-    model: Mutex<Option<Arc<Bert>>>,
+    encoder: Mutex<Option<Arc<Encoder>>>,
     max_tokens: usize,
     dir: PathBuf,
     fingerprint: String,
     encoded: AtomicUsize,
     cached: AtomicUsize,
+}
+
+/// What encoding a text needs, read on first use.
+struct Encoder {
+    vocab: WordPiece,
+    model: Bert,
 }
 
 /// Where the vectors of a re-ranker's searches came from so far.
@@ -94,10 +99,9 @@ impl Reranker {
             .unwrap_or(DEFAULT_MAX_TOKENS);
         let max_tokens = cut.clamp(3, config.max_tokens());
         Ok(Reranker {
-            vocab: WordPiece::load(&dir.join("vocab.txt"))?,
             fingerprint: fingerprint(dir, max_tokens)?,
             config,
-            model: Mutex::new(None),
+            encoder: Mutex::new(None),
             max_tokens,
             dir: dir.to_path_buf(),
             encoded: AtomicUsize::new(0),
@@ -118,27 +122,23 @@ impl Reranker {
         }
     }
 
-    /// The weights, read on first use.
-    fn model(&self) -> Result<Arc<Bert>> {
-        let mut slot = self.model.lock().unwrap_or_else(PoisonError::into_inner);
-        if let Some(m) = slot.as_ref() {
-            return Ok(Arc::clone(m));
+    /// The vocabulary and weights, read on first use.
+    fn encoder(&self) -> Result<Arc<Encoder>> {
+        let mut slot = self.encoder.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some(e) = slot.as_ref() {
+            return Ok(Arc::clone(e));
         }
-        let m = Arc::new(Bert::load(&self.dir, &self.config)?);
-        *slot = Some(Arc::clone(&m));
-        Ok(m)
+        let e = Arc::new(Encoder {
+            vocab: WordPiece::load(&self.dir.join("vocab.txt"))?,
+            model: Bert::load(&self.dir, &self.config)?,
+        });
+        *slot = Some(Arc::clone(&e));
+        Ok(e)
     }
 
     /// The unit vector of `text`.
     pub fn embed(&self, text: &str) -> Result<Vec<f32>> {
-        Ok(self.model()?.embed(&self.ids(text)))
-    }
-
-    fn ids(&self, text: &str) -> Vec<u32> {
-        let mut ids = vec![self.vocab.cls];
-        ids.extend(self.vocab.encode(text, self.max_tokens - 2));
-        ids.push(self.vocab.sep);
-        ids
+        Ok(self.encoder()?.embed(text, self.max_tokens))
     }
 
     /// Unit vectors of `texts`, encoded on all cores.
@@ -146,8 +146,8 @@ impl Reranker {
         if texts.is_empty() {
             return Ok(Vec::new());
         }
-        let model = self.model()?;
-        let model = model.as_ref();
+        let encoder = self.encoder()?;
+        let (encoder, cut) = (encoder.as_ref(), self.max_tokens);
         let threads = std::thread::available_parallelism()
             .map(|n| n.get())
             .unwrap_or(1)
@@ -159,7 +159,7 @@ impl Reranker {
                 .map(|part| {
                     s.spawn(move || {
                         part.iter()
-                            .map(|t| model.embed(&self.ids(t)))
+                            .map(|t| encoder.embed(t, cut))
                             .collect::<Vec<_>>()
                     })
                 })
@@ -212,6 +212,16 @@ impl Reranker {
             .zip(&vectors[1..])
             .map(|(s, v)| s / best + WEIGHT * dot(&vectors[0], v))
             .collect())
+    }
+}
+
+impl Encoder {
+    /// The unit vector of `text`, cut at `max_tokens` with `[CLS]` and `[SEP]`.
+    fn embed(&self, text: &str, max_tokens: usize) -> Vec<f32> {
+        let mut ids = vec![self.vocab.cls];
+        ids.extend(self.vocab.encode(text, max_tokens - 2));
+        ids.push(self.vocab.sep);
+        self.model.embed(&ids)
     }
 }
 
