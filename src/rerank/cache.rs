@@ -94,18 +94,6 @@ impl VectorCache {
         }
         tx.commit()
     }
-
-    /// Number of vectors held.
-    pub fn len(&self) -> usize {
-        self.conn
-            .query_row("SELECT count(*) FROM vectors", [], |r| r.get::<_, i64>(0))
-            .map_or(0, |n| n as usize)
-    }
-
-    /// Whether the cache holds no vector.
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
 }
 
 fn encode(v: &[f32]) -> Vec<u8> {
@@ -127,6 +115,13 @@ fn decode(b: &[u8]) -> Option<Vec<f32>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn rows(cache: &VectorCache) -> i64 {
+        cache
+            .conn
+            .query_row("SELECT count(*) FROM vectors", [], |r| r.get(0))
+            .unwrap()
+    }
 
     #[test]
     fn stores_and_returns_vectors_by_model_and_text() {
@@ -150,7 +145,7 @@ mod tests {
         let v = [0.5f32];
         let entries: Vec<([u8; 32], &[f32])> = keys.iter().map(|k| (*k, &v[..])).collect();
         cache.put("m", &entries);
-        assert_eq!(cache.len() as i64, CAPACITY - CAPACITY / 4);
+        assert_eq!(rows(&cache), CAPACITY - CAPACITY / 4);
         assert_eq!(
             cache.get("m", &[keys[0]]),
             vec![None],
