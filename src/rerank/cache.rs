@@ -66,15 +66,17 @@ impl VectorCache {
 
     /// Stores `entries` under `model` in one transaction, then drops the
     /// oldest entries past [`CAPACITY`]. Failure only loses the caching.
-    pub fn put(&mut self, model: &str, entries: &[([u8; 32], &[f32])]) {
+    pub fn put(&self, model: &str, entries: &[([u8; 32], &[f32])]) {
         if entries.is_empty() {
             return;
         }
         let _ = self.try_put(model, entries);
     }
 
-    fn try_put(&mut self, model: &str, entries: &[([u8; 32], &[f32])]) -> rusqlite::Result<()> {
-        let tx = self.conn.transaction()?;
+    fn try_put(&self, model: &str, entries: &[([u8; 32], &[f32])]) -> rusqlite::Result<()> {
+        // The connection is this cache's alone and nothing else opens a
+        // transaction on it, so the shared-reference form is safe here.
+        let tx = self.conn.unchecked_transaction()?;
         {
             let mut stmt = tx.prepare_cached(
                 "INSERT OR REPLACE INTO vectors (model, key, vec) VALUES (?1, ?2, ?3)",
@@ -127,7 +129,7 @@ mod tests {
     fn stores_and_returns_vectors_by_model_and_text() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("vectors.db");
-        let mut cache = VectorCache::open(&path).unwrap();
+        let cache = VectorCache::open(&path).unwrap();
         let (a, b) = (key("alpha"), key("beta"));
         cache.put("m1", &[(a, &[1.0, -2.5][..])]);
         assert_eq!(cache.get("m1", &[a, b]), vec![Some(vec![1.0, -2.5]), None]);
@@ -140,7 +142,7 @@ mod tests {
     #[test]
     fn drops_the_oldest_entries_past_capacity() {
         let dir = tempfile::tempdir().unwrap();
-        let mut cache = VectorCache::open(&dir.path().join("vectors.db")).unwrap();
+        let cache = VectorCache::open(&dir.path().join("vectors.db")).unwrap();
         let keys: Vec<[u8; 32]> = (0..CAPACITY + 1).map(|i| key(&i.to_string())).collect();
         let v = [0.5f32];
         let entries: Vec<([u8; 32], &[f32])> = keys.iter().map(|k| (*k, &v[..])).collect();

@@ -179,13 +179,13 @@ impl Reranker {
         query: &str,
         scores: &[f32],
         texts: &[String],
-        cache: Option<&mut VectorCache>,
+        cache: Option<&VectorCache>,
     ) -> Result<Vec<f32>> {
         let all: Vec<&str> = std::iter::once(query)
             .chain(texts.iter().map(String::as_str))
             .collect();
         let keys: Vec<[u8; 32]> = all.iter().map(|t| cache::key(t)).collect();
-        let mut vectors = match cache.as_deref() {
+        let mut vectors = match cache {
             Some(c) => c.get(&self.fingerprint, &keys),
             None => vec![None; all.len()],
         };

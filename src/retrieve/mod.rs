@@ -9,6 +9,7 @@ pub mod get;
 pub mod preview;
 pub mod search;
 
+use std::cell::OnceCell;
 use std::sync::Arc;
 
 use serde::Serialize;
@@ -17,6 +18,7 @@ use crate::catalog::Catalog;
 use crate::error::Result;
 use crate::index::{IndexReader, SearchIndex};
 use crate::rerank::Reranker;
+use crate::rerank::cache::VectorCache;
 use crate::segment::Segment;
 
 pub use evidence::{Evidence, EvidenceOptions};
@@ -36,6 +38,9 @@ pub struct Retriever {
     pub reader: IndexReader,
     /// Sentence encoder that re-orders the top hits, when configured.
     pub reranker: Option<Arc<Reranker>>,
+    /// The segment's vector cache, opened by the first re-ranked search and
+    /// kept for the next ones (the MCP pool reuses retrievers).
+    vectors: OnceCell<Option<VectorCache>>,
 }
 
 impl Retriever {
@@ -48,7 +53,15 @@ impl Retriever {
             catalog,
             reader,
             reranker: None,
+            vectors: OnceCell::new(),
         })
+    }
+
+    /// The vector cache, `None` when it cannot be opened.
+    fn vector_cache(&self) -> Option<&VectorCache> {
+        self.vectors
+            .get_or_init(|| VectorCache::open(&self.seg.vectors_path()))
+            .as_ref()
     }
 
     /// This retriever, re-ranking its hits with `reranker`.

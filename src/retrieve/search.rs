@@ -20,7 +20,6 @@ use crate::error::{Error, Result};
 use crate::index::Filter;
 use crate::rerank::Reranker;
 use crate::rerank::cache::VectorCache;
-use crate::segment::Segment;
 
 /// Which chunks a search looks at.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Default)]
@@ -363,7 +362,7 @@ impl Retriever {
             });
         }
         let chunks = match reranker {
-            Some(r) => reranked(r, &self.seg, query, chunks, opts.k.max(1))?,
+            Some(r) => reranked(r, self.vector_cache(), query, chunks, opts.k.max(1))?,
             None => chunks,
         };
         let hits = chunks
@@ -465,10 +464,10 @@ impl Retriever {
 }
 
 /// `chunks` in the order of `reranker`'s scores, the first `k`; vectors are
-/// cached in `seg`.
+/// looked up in and added to `cache`.
 fn reranked(
     reranker: &Reranker,
-    seg: &Segment,
+    cache: Option<&VectorCache>,
     query: &str,
     mut chunks: Vec<Kept>,
     k: usize,
@@ -484,10 +483,9 @@ fn reranked(
         })
         .collect();
     let scores: Vec<f32> = chunks.iter().map(|h| h.score).collect();
-    let mut cache = VectorCache::open(&seg.vectors_path());
     for (h, s) in chunks
         .iter_mut()
-        .zip(reranker.rescore(query, &scores, &texts, cache.as_mut())?)
+        .zip(reranker.rescore(query, &scores, &texts, cache)?)
     {
         h.score = s;
     }
