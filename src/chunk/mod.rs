@@ -63,6 +63,11 @@ pub struct Symbol {
     /// The doc comment above the symbol, comment markers kept.
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub doc: String,
+    /// The definition's own lines `[first, last]`, doc comment to node end.
+    /// Chunks tile the file, so a chunk can hold more (the `}` closing its
+    /// container) or less (a container's chunk ends at its first member).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lines: Option<[usize; 2]>,
 }
 
 /// One chunk of a document, before or after its ID is assigned.

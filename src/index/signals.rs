@@ -205,6 +205,7 @@ mod tests {
                 kind: "function".into(),
                 signature: String::new(),
                 doc: String::new(),
+                lines: None,
             }),
             lang: Some("rust".into()),
             ..Chunk::sample(doc, title, text, ChunkKind::Code)

@@ -441,9 +441,9 @@ fn symbol_copies_are_one_candidate() {
         )),
         "{s}"
     );
-    assert!(s.contains("  src/transport.js:2-5\n"), "{s}");
+    assert!(s.contains("  src/transport.js:2-4\n"), "{s}");
     assert!(
-        s.contains("also in dist/esm/transport.js:2-13 (transport:"),
+        s.contains("also in dist/esm/transport.js:2-12 (transport:"),
         "{s}"
     );
     let json = env.json(&["symbol", name]);
@@ -460,9 +460,9 @@ fn symbol_copies_are_one_candidate() {
     env.ctx(&["symbol", name])
         .assert()
         .success()
-        .stdout(predicate::str::contains("(dist/cjs/transport.js:2-13)"))
+        .stdout(predicate::str::contains("(dist/cjs/transport.js:2-12)"))
         .stderr(predicate::str::contains(
-            "the same code is also in dist/esm/transport.js:2-13 (transport:",
+            "the same code is also in dist/esm/transport.js:2-12 (transport:",
         ));
     let one = env.json(&["symbol", name, "--no-build"]);
     assert_eq!(one["doc"], "dist/cjs/transport.js", "{one}");
@@ -514,9 +514,17 @@ fn symbol_is_the_definition_not_its_impl_blocks() {
     let out = env.json(&["symbol", "Polygon", "--context-lines", "1"]);
     assert_eq!(out["lines"], serde_json::json!([2, 7]), "{out}");
     let method = env.json(&["symbol", "Polygon::triangle"]);
-    // From its doc comment; the impl's closing brace rides with the last
-    // method, since chunks tile the file.
-    assert_eq!(method["symbol_lines"][0], 14, "{method}");
+    // From its doc comment to its own `}`: the impl's closing brace rides
+    // with the last method's chunk (chunks tile the file), not its symbol.
+    assert_eq!(
+        method["symbol_lines"],
+        serde_json::json!([14, 17]),
+        "{method}"
+    );
+    assert_eq!(
+        method["text"],
+        "    /// A triangle.\n    pub fn triangle() -> Polygon {\n        Polygon { sides: 3 }\n    }\n"
+    );
 
     // With no definition indexed, the impl blocks are what there is to show.
     env.write(
@@ -525,4 +533,42 @@ fn symbol_is_the_definition_not_its_impl_blocks() {
     );
     let out = env.json(&["symbol", "Polygon"]);
     assert_eq!(out["kind"], "impl", "{out}");
+}
+
+#[test]
+fn symbol_of_a_container_is_its_whole_node() {
+    let env = Env::empty();
+    env.write(
+        "shapes.py",
+        "import math\n\
+         \n\
+         class Circle:\n\
+         \x20   \"\"\"A round shape.\"\"\"\n\
+         \n\
+         \x20   def __init__(self, r):\n\
+         \x20       self.r = r\n\
+         \n\
+         \x20   def area(self):\n\
+         \x20       return math.pi * self.r ** 2\n\
+         \n\
+         \n\
+         def unit():\n\
+         \x20   return Circle(1)\n",
+    );
+    // The class chunk ends at its first method; the symbol is the class.
+    let out = env.json(&["symbol", "Circle"]);
+    assert_eq!(out["kind"], "class", "{out}");
+    assert_eq!(out["symbol_lines"], serde_json::json!([3, 10]), "{out}");
+    assert!(
+        out["text"]
+            .as_str()
+            .is_some_and(|t| t.ends_with("return math.pi * self.r ** 2\n")),
+        "{out}"
+    );
+    // A budget smaller than the class cuts it and says how to see the rest.
+    env.ctx(&["symbol", "Circle", "--budget", "12"])
+        .assert()
+        .success()
+        .stderr(predicate::str::contains("window cut at line"))
+        .stderr(predicate::str::contains("raise --budget"));
 }

@@ -122,7 +122,13 @@ fn candidates(chunks: Vec<Chunk>, name: &str, file: Option<&str>, fold: bool) ->
         found.retain(|f| f.kind != "impl");
     }
     for f in &mut found {
-        f.lines = without_blank_ends(f.lines, &f.whole.text);
+        // The node's own lines when the pack has them (a container's whole
+        // body, a last member without its container's `}`); packs built
+        // before they were stored fall back to the chunk's.
+        f.lines = match f.whole.symbol.as_ref().and_then(|s| s.lines) {
+            Some(lines) => lines,
+            None => without_blank_ends(f.lines, &f.whole.text),
+        };
     }
     fold_copies(found)
 }
