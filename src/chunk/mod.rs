@@ -12,6 +12,10 @@ pub mod text;
 
 use serde::{Deserialize, Serialize};
 
+/// Changes whenever the chunks of unchanged bytes change (a build with another
+/// version is a full rebuild): 2 added a symbol's own line range.
+pub const CHUNKER_VERSION: u32 = 2;
+
 /// What kind of source a chunk came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]

@@ -160,9 +160,10 @@ pub fn disk_view(
 /// The settings that, when changed, invalidate every chunk.
 fn settings_signature(settings: &Settings) -> String {
     format!(
-        "{}|analyzer {}|{}|{:?}|{:?}|{}|{:?}",
+        "{}|analyzer {}|chunker {}|{}|{:?}|{:?}|{}|{:?}",
         pack::generator_version(),
         crate::index::tokenizer::ANALYZER_VERSION,
+        crate::chunk::CHUNKER_VERSION,
         settings.max_chunk_tokens,
         settings.include,
         settings.exclude,
