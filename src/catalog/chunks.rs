@@ -149,6 +149,23 @@ impl Catalog {
         )
     }
 
+    /// Indexed documents whose path is `name` or ends with `/name`, sorted.
+    pub fn docs_named(&self, name: &str) -> Result<Vec<String>> {
+        let mut stmt = self
+            .conn
+            .prepare_cached(
+                "SELECT DISTINCT doc FROM chunks WHERE scope = 'docs' AND (doc = ?1
+                 OR (length(doc) > length(?1) AND substr(doc, -length(?1) - 1) = '/' || ?1))
+                 ORDER BY doc",
+            )
+            .map_err(|e| self.err(e))?;
+        let rows = stmt
+            .query_map(params![name], |r| r.get(0))
+            .map_err(|e| self.err(e))?;
+        rows.collect::<rusqlite::Result<_>>()
+            .map_err(|e| self.err(e))
+    }
+
     /// Calls `f` with the metadata of each chunk matching `cond`, in document
     /// order, leaving title paths as the stored JSON (the pack copies them).
     pub(super) fn for_each_meta_where(

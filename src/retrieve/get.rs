@@ -123,7 +123,47 @@ impl Retriever {
         )))
     }
 
-    /// Chunks by ID within the budget.
+    /// One requested item: a chunk ID, or an indexed file's path (or the end
+    /// of it), which stands for all of that file's chunks in order.
+    fn expand(&self, requested: &str) -> Result<Vec<(Chunk, Option<String>)>> {
+        if id::parse(requested).is_some() {
+            return Ok(vec![self.lookup(requested)?]);
+        }
+        let name = requested.trim_start_matches("./");
+        let docs = if name.is_empty() {
+            Vec::new()
+        } else {
+            self.catalog.docs_named(name)?
+        };
+        match docs.as_slice() {
+            [] => Err(Error::Invalid(format!(
+                "`{}` is neither a chunk ID nor an indexed file; IDs look like `operations:3fa9c2e1d0` (doc stem, colon, 10 hex digits), files like `docs/ops.md` (path in the project, as search prints it). Use `ctx search` to find them",
+                requested.escape_debug()
+            ))),
+            [doc] => {
+                let mut chunks = Vec::new();
+                self.catalog.for_each_chunk_of(doc, |c| {
+                    chunks.push((c.clone(), None));
+                    Ok(())
+                })?;
+                Ok(chunks)
+            }
+            several => Err(Error::Invalid(format!(
+                "`{}` names {} indexed files: {}; give more of the path",
+                requested.escape_debug(),
+                several.len(),
+                several
+                    .iter()
+                    .take(5)
+                    .map(|d| format!("`{d}`"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+                    + if several.len() > 5 { ", …" } else { "" }
+            ))),
+        }
+    }
+
+    /// Chunks by ID (or every chunk of a named file) within the budget.
     pub fn get(&self, ids: &[String], opts: &GetOptions) -> Result<GetResult> {
         if ids.is_empty() {
             return Err(Error::Invalid(
@@ -134,8 +174,8 @@ impl Retriever {
         let mut found = Vec::with_capacity(ids.len());
         let mut errors = Vec::new();
         for requested in ids {
-            match self.lookup(requested) {
-                Ok(x) => found.push(x),
+            match self.expand(requested) {
+                Ok(x) => found.extend(x),
                 Err(e) => errors.push(e.to_string()),
             }
         }
@@ -181,7 +221,7 @@ impl Retriever {
                         }
                         _ => excerpt::skeleton(&c.title_path, &super::readable(&c), 12),
                     };
-                    excerpt::excerpt(&s, &terms, share)
+                    excerpt::excerpt(without_blank_start(&s), &terms, share)
                 }
             };
             let est = tokens::estimate(&text);
@@ -225,4 +265,17 @@ impl Retriever {
             hint: (!hints.is_empty()).then(|| hints.join("; ")),
         })
     }
+}
+
+/// `text` from its first non-blank line: a chunk starts with the blank lines
+/// before its symbol (chunks tile the file), which an outline does not need.
+fn without_blank_start(text: &str) -> &str {
+    let mut rest = text;
+    while let Some((line, after)) = rest.split_once('\n') {
+        if !line.trim().is_empty() {
+            break;
+        }
+        rest = after;
+    }
+    rest
 }

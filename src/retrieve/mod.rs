@@ -8,6 +8,7 @@ pub mod fold;
 pub mod get;
 pub mod preview;
 pub mod search;
+pub mod symbol;
 
 use std::cell::OnceCell;
 use std::sync::Arc;

@@ -78,6 +78,44 @@ fn code_search_and_symbol() {
     assert!(sk["chunks"][0]["token_est"].as_u64().unwrap() <= first["token_est"].as_u64().unwrap());
 }
 
+/// A file's path (or the end of it) in place of IDs stands for all its
+/// chunks in order: raw gives the file back, skeleton its outline.
+#[test]
+fn get_a_whole_file_by_path() {
+    let env = Env::code_and_docs();
+    let source = std::fs::read_to_string(env.path().join("rust/sample.rs")).unwrap();
+    let raw = env.json(&["get", "rust/sample.rs", "--budget", "20000", "--no-build"]);
+    let chunks = raw["chunks"].as_array().unwrap();
+    assert!(chunks.len() > 10, "{raw}");
+    let text: String = chunks.iter().map(|c| c["text"].as_str().unwrap()).collect();
+    assert_eq!(text, source, "the chunks of a file tile it");
+    assert!(raw["omitted"].as_array().unwrap().is_empty(), "{raw}");
+
+    // The end of the path is enough when it names one file.
+    let outline = env.json(&["get", "sample.rs", "--mode", "skeleton", "--no-build"]);
+    let parts = outline["chunks"].as_array().unwrap();
+    assert_eq!(parts.len(), chunks.len(), "{outline}");
+    for (part, whole) in parts.iter().zip(chunks) {
+        assert_eq!(part["id"], whole["id"]);
+        let t = part["text"].as_str().unwrap();
+        assert!(
+            !t.starts_with('\n'),
+            "an outline entry starts at its text: {t:?}"
+        );
+    }
+    let shape: String = parts.iter().map(|c| c["text"].as_str().unwrap()).collect();
+    assert!(
+        shape.contains("pub fn build(&self) -> Walk { … }"),
+        "{shape}"
+    );
+    assert!(
+        outline["used"].as_u64().unwrap() * 2 < raw["used"].as_u64().unwrap(),
+        "an outline costs well under the file: {} of {}",
+        outline["used"],
+        raw["used"]
+    );
+}
+
 /// `ctx evidence --kind` keeps to code or to docs, like `ctx search --kind`,
 /// and a misspelt kind is refused with the values it takes.
 #[test]

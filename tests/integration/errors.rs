@@ -125,7 +125,15 @@ fn bad_ids() {
         .assert()
         .code(2)
         .stderr(predicate::str::contains(
-            "error: `not-an-id` is not a chunk ID; IDs look like `operations:3fa9c2e1d0`",
+            "error: `not-an-id` is neither a chunk ID nor an indexed file; IDs look like `operations:3fa9c2e1d0`",
+        ));
+    // A file name that fits several indexed files is a choice, not a guess.
+    env.write("notes/operations.md", "# Notes\n\nMore about operations.\n");
+    env.ctx(&["get", "operations.md"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "error: `operations.md` names 2 indexed files: `docs/operations.md`, `notes/operations.md`; give more of the path",
         ));
 }
 

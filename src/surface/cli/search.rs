@@ -97,7 +97,7 @@ impl RerankArgs {
 /// Arguments of `ctx get`.
 #[derive(Debug, clap::Args)]
 pub struct GetArgs {
-    /// Chunk IDs, as printed by `ctx search`.
+    /// Chunk IDs, as printed by `ctx search`, or file paths (all of a file's chunks, in order).
     #[arg(required = true, num_args = 1..)]
     pub ids: Vec<String>,
     /// raw: whole chunks; excerpt: trimmed around the query; skeleton: headings and first lines.

@@ -17,13 +17,14 @@ use serde_json::Value;
 use super::pool::{Pool, Reuse};
 use super::tools::{
     self, EvidenceParams, GetParams, GrepParams, LinesParams, QueryParams, RefParams, SearchParams,
-    SliceParams, ToolName, ToolSet,
+    SliceParams, SymbolParams, ToolName, ToolSet,
 };
 use crate::config::Settings;
 use crate::error::Error;
 use crate::relay::preview;
 use crate::relay::resolve::{self, Part};
 use crate::relay::store::{self, Access, Opened};
+use crate::retrieve::symbol::{Candidate, SymbolAnswer, Window};
 use crate::retrieve::{Duplicate, Evidence, GetResult, Retriever, SearchResult};
 use crate::segment::Segment;
 
@@ -146,6 +147,28 @@ fn run(
                 r.evidence(&p.query, &p.options(cap))
             })?;
             Ok(answer(render_evidence(&ev), &ev))
+        }
+        ToolName::Symbol => {
+            let p: SymbolParams = parse(config, tool, args)?;
+            let cap = settings(seg)?.max_budget;
+            let found =
+                retrieve(config, seg, reuse, |r| r.symbol(&p.options(cap))).map_err(|e| {
+                    // The library's advice is a CLI command; the model has the tool.
+                    e.replace(
+                        &format!("`ctx search \"{}\" --kind code`", p.name),
+                        &format!(
+                            "ctx_search {}",
+                            serde_json::json!({"query": p.name, "kind": "code"})
+                        ),
+                    )
+                })?;
+            Ok(match found {
+                SymbolAnswer::Window(w) => answer(render_window(&w), &w),
+                SymbolAnswer::Choices(c) => answer(
+                    render_choices(&p.name, &c),
+                    &serde_json::json!({ "candidates": c }),
+                ),
+            })
         }
         ToolName::Length => {
             let p: RefParams = parse(config, tool, args)?;
@@ -390,6 +413,62 @@ pub(crate) fn render_get(r: &GetResult) -> String {
         ));
     }
     out.trim_end().to_string()
+}
+
+fn render_window(w: &Window) -> String {
+    let mut out = format!(
+        "[{}] {} {} ({}:{}-{})\n{}",
+        w.id,
+        w.kind,
+        w.symbol,
+        w.doc,
+        w.lines[0],
+        w.lines[1],
+        w.text.trim_end()
+    );
+    if !w.duplicates.is_empty() {
+        out.push_str(&format!(
+            "\nThe same code is also in {}.",
+            Duplicate::list(&w.duplicates)
+        ));
+    }
+    if let Some(h) = &w.hint {
+        out.push_str(&format!("\nhint: {h}"));
+    }
+    if w.truncated {
+        out.push_str(&format!(
+            "\n[cut at line {} of {} by the budget of {} tokens{}]",
+            w.lines[1],
+            w.wanted_to,
+            w.budget.applied,
+            if w.budget.clamped {
+                " (the cap)"
+            } else {
+                "; pass a larger budget for the rest"
+            }
+        ));
+    }
+    out
+}
+
+fn render_choices(name: &str, found: &[Candidate]) -> String {
+    let mut out = format!(
+        "{} symbols match `{name}`; call ctx_symbol again with \"file\" or a qualified name:",
+        found.len()
+    );
+    for c in found.iter().take(20) {
+        out.push_str(&format!(
+            "\n  {} {}  {}:{}-{}",
+            c.kind, c.symbol, c.doc, c.lines[0], c.lines[1]
+        ));
+        if !c.duplicates.is_empty() {
+            out.push_str(&format!(" (also in {})", Duplicate::list(&c.duplicates)));
+        }
+    }
+    if found.len() > 20 {
+        out.push_str(&format!("\n  … and {} more", found.len() - 20));
+    }
+    out
 }
 
 fn render_evidence(ev: &Evidence) -> String {

@@ -17,6 +17,7 @@ use serde_json::{Map, Value};
 
 use super::schema::{schema_of, signature};
 use crate::relay::resolve::{GrepOptions, QueryOptions};
+use crate::retrieve::symbol::SymbolOptions;
 use crate::retrieve::{self, DEFAULT_BUDGET, EvidenceOptions, GetOptions, SearchOptions};
 
 /// Hits a search returns unless asked otherwise.
@@ -126,7 +127,7 @@ impl SearchParams {
 #[serde(deny_unknown_fields)]
 #[schemars(crate = "rmcp::schemars")]
 pub struct GetParams {
-    /// Chunk IDs from ctx_search.
+    /// Chunk IDs from ctx_search, or file paths.
     pub ids: Vec<String>,
     /// Default raw.
     pub mode: Option<ModeParam>,
@@ -177,6 +178,34 @@ impl EvidenceParams {
                 kinds: self.kind.unwrap_or_default().kinds(),
                 ..SearchOptions::default()
             },
+        }
+    }
+}
+
+/// Arguments of `ctx_symbol`.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+#[schemars(crate = "rmcp::schemars")]
+pub struct SymbolParams {
+    /// Name or Container::name.
+    pub name: String,
+    /// Only in this file (path or its end).
+    pub file: Option<String>,
+    /// Lines around it (default 0).
+    pub context_lines: Option<usize>,
+    /// Token budget (default 1200).
+    pub budget: Option<usize>,
+}
+
+impl SymbolParams {
+    /// The library options of this lookup; `cap` is `max_budget` from `ctx.toml`.
+    pub fn options(&self, cap: usize) -> SymbolOptions {
+        SymbolOptions {
+            name: self.name.clone(),
+            file: self.file.clone(),
+            context_lines: self.context_lines.unwrap_or(0),
+            budget: self.budget.unwrap_or(DEFAULT_BUDGET),
+            cap,
         }
     }
 }
@@ -267,6 +296,8 @@ pub enum ToolName {
     Get,
     /// `ctx_evidence`.
     Evidence,
+    /// `ctx_symbol`.
+    Symbol,
     /// `internal_resource_length`.
     Length,
     /// `internal_resource_read_slice`.
@@ -283,10 +314,11 @@ pub enum ToolName {
 
 impl ToolName {
     /// All tools, in `tools/list` order.
-    pub const ALL: [ToolName; 9] = [
+    pub const ALL: [ToolName; 10] = [
         ToolName::Search,
         ToolName::Get,
         ToolName::Evidence,
+        ToolName::Symbol,
         ToolName::Length,
         ToolName::Slice,
         ToolName::Lines,
@@ -301,6 +333,7 @@ impl ToolName {
             ToolName::Search => "ctx_search",
             ToolName::Get => "ctx_get",
             ToolName::Evidence => "ctx_evidence",
+            ToolName::Symbol => "ctx_symbol",
             ToolName::Length => "internal_resource_length",
             ToolName::Slice => "internal_resource_read_slice",
             ToolName::Lines => "internal_resource_read_lines",
@@ -317,7 +350,10 @@ impl ToolName {
 
     /// Whether the tool reads the relay store (listed only where one exists).
     pub fn is_relay(self) -> bool {
-        !matches!(self, ToolName::Search | ToolName::Get | ToolName::Evidence)
+        !matches!(
+            self,
+            ToolName::Search | ToolName::Get | ToolName::Evidence | ToolName::Symbol
+        )
     }
 
     /// One line for a router: what the tool is for.
@@ -329,6 +365,9 @@ impl ToolName {
             ToolName::Get => "Fetch chunks by ID (from ctx_search) within a token budget.",
             ToolName::Evidence => {
                 "Search and fetch in one call: a cited, read-only evidence block within a budget."
+            }
+            ToolName::Symbol => {
+                "Source of a function, method or type by name, within a token budget."
             }
             ToolName::Length => {
                 "Size of a referenced value (chars, bytes, lines, tokens); JSON: its keys too."
@@ -354,10 +393,13 @@ impl ToolName {
                 r#"Use it first, then ctx_get the top 2 IDs. If it answers "no evidence", say the docs do not cover it; do not guess. "kind":"code" keeps to functions and types. Example: {"query":"how to rotate the signing key"} then ctx_get {"ids":["<id1>","<id2>"],"mode":"excerpt","query":"rotate signing key"}."#
             }
             ToolName::Get => {
-                r#"raw: whole chunks (what does not fit is listed as omitted); excerpt: trimmed around query; skeleton: headings and first lines. Example: {"ids":["deploy:3fa9c2e1d0"],"mode":"excerpt","query":"rollback","budget":800}."#
+                r#"raw: whole chunks (what does not fit is listed as omitted); excerpt: trimmed around query; skeleton: outline (code: bodies elided). A file path means all its chunks. Example: {"ids":["deploy:3fa9c2e1d0"],"mode":"excerpt","query":"rollback","budget":800}."#
             }
             ToolName::Evidence => {
                 r#"Cite the [id]s. If it answers "No evidence", say so instead of inventing. Example: {"query":"which ports does the agent use","budget":800}."#
+            }
+            ToolName::Symbol => {
+                r#"Several matches return a list: call again with "file". Example: {"name":"WalkBuilder::build","context_lines":3}."#
             }
             ToolName::Length => {
                 r#"Check it before reading. Example: {"opaque_reference":"internal://<id>"}."#
@@ -388,6 +430,7 @@ impl ToolName {
             ToolName::Search => schema_of::<SearchParams>(),
             ToolName::Get => schema_of::<GetParams>(),
             ToolName::Evidence => schema_of::<EvidenceParams>(),
+            ToolName::Symbol => schema_of::<SymbolParams>(),
             ToolName::Length | ToolName::Read => schema_of::<RefParams>(),
             ToolName::Slice => schema_of::<SliceParams>(),
             ToolName::Lines => schema_of::<LinesParams>(),
@@ -520,13 +563,13 @@ mod tests {
     #[test]
     fn relay_tools_only_when_asked() {
         let base = definitions(ToolSet::default());
-        assert_eq!(base.len(), 3);
+        assert_eq!(base.len(), 4);
         let all = definitions(ToolSet {
             relay: true,
             segments: true,
             ..ToolSet::default()
         });
-        assert_eq!(all.len(), 9);
+        assert_eq!(all.len(), 10);
         assert!(
             all.iter()
                 .all(|t| t.input_schema["properties"].get("segment").is_some())

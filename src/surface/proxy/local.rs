@@ -58,12 +58,13 @@ pub const PROXY_SET: ToolSet = ToolSet {
     search_scope: ScopeParam::All,
 };
 
-/// The added tools, in the order they are listed. `ctx_evidence` stays `ctx mcp`'s
-/// alone: the proxy has never added it to a server's tools.
+/// The added tools, in the order they are listed. `ctx_evidence` and
+/// `ctx_symbol` stay `ctx mcp`'s alone: the proxy adds what reads relayed
+/// outputs (and the search that finds them), not a code browser.
 pub fn local_tool_names() -> Vec<ToolName> {
     tools::listed(PROXY_SET)
         .into_iter()
-        .filter(|t| *t != ToolName::Evidence)
+        .filter(|t| !matches!(t, ToolName::Evidence | ToolName::Symbol))
         .collect()
 }
 
@@ -196,7 +197,9 @@ fn run(tool: ToolName, args: &Value, cx: &LocalContext) -> Result<Vec<Value>, St
             }
             Ok(vec![text(&out)])
         }
-        ToolName::Evidence => Err(format!("`{}` is not a ctx relay tool", tool.as_str())),
+        ToolName::Evidence | ToolName::Symbol => {
+            Err(format!("`{}` is not a ctx relay tool", tool.as_str()))
+        }
     }
 }
 

@@ -131,10 +131,11 @@ pub(super) fn assert_tool_error(result: &Value, says: &str) {
     assert!(message.contains(says), "expected `{says}` in: {message}");
 }
 
-pub(super) const ALL_TOOLS: [&str; 9] = [
+pub(super) const ALL_TOOLS: [&str; 10] = [
     "ctx_search",
     "ctx_get",
     "ctx_evidence",
+    "ctx_symbol",
     "internal_resource_length",
     "internal_resource_read_slice",
     "internal_resource_read_lines",

@@ -1,0 +1,285 @@
+//! `symbol` (get_symbol / get_window): the exact code node for a name, with
+//! context lines around it, within a budget. Several candidates give a list,
+//! never a guess; copies of one symbol at other places (compiled `cjs`/`esm`
+//! trees) count as one candidate and are named with it.
+
+use serde::Serialize;
+
+use super::fold::near_duplicate;
+use super::{Budget, Duplicate, Retriever};
+use crate::chunk::Chunk;
+use crate::error::{Error, Result};
+use crate::tokens;
+
+/// Parameters of `symbol`.
+#[derive(Debug, Clone)]
+pub struct SymbolOptions {
+    /// `name`, or `Container::name` (`Container.name` works too).
+    pub name: String,
+    /// Only symbols in this file (its path in the project, or the end of it).
+    pub file: Option<String>,
+    /// Lines of context before and after the symbol.
+    pub context_lines: usize,
+    /// Token budget requested for the window.
+    pub budget: usize,
+    /// The configured hard cap.
+    pub cap: usize,
+}
+
+/// One symbol that matches, when several do.
+#[derive(Debug, Clone, Serialize)]
+pub struct Candidate {
+    /// Chunk ID of its (first) chunk.
+    pub id: String,
+    /// Qualified name.
+    pub symbol: String,
+    /// function, method, struct, class…
+    pub kind: String,
+    /// Document path.
+    pub doc: String,
+    /// The definition's lines.
+    pub lines: [usize; 2],
+    /// The same code at other places.
+    pub duplicates: Vec<Duplicate>,
+}
+
+/// The source window of the one symbol that matches.
+#[derive(Debug, Clone, Serialize)]
+pub struct Window {
+    /// Chunk ID of its (first) chunk.
+    pub id: String,
+    /// Qualified name.
+    pub symbol: String,
+    /// function, method, struct, class…
+    pub kind: String,
+    /// Document path.
+    pub doc: String,
+    /// The definition's lines.
+    pub symbol_lines: [usize; 2],
+    /// The lines shown: the definition and its context, less what the budget cut.
+    pub lines: [usize; 2],
+    /// Their text.
+    pub text: String,
+    /// Token estimate of `text`.
+    pub token_est: usize,
+    /// Whether the budget cut the window short of `wanted_to`.
+    pub truncated: bool,
+    /// The last line the window would show with budget to spare.
+    #[serde(skip)]
+    pub wanted_to: usize,
+    /// The same code at other places.
+    pub duplicates: Vec<Duplicate>,
+    /// Budget asked and applied.
+    pub budget: Budget,
+    /// What to do about clamping, when the budget was over the cap.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub hint: Option<String>,
+}
+
+/// The answer to `symbol`.
+#[derive(Debug, Clone)]
+pub enum SymbolAnswer {
+    /// Exactly one symbol matched.
+    Window(Box<Window>),
+    /// Several did: choose with a file or a qualified name.
+    Choices(Vec<Candidate>),
+}
+
+impl Retriever {
+    /// The symbol called `opts.name`: exact match on the name or qualified
+    /// name first, then case-insensitive.
+    pub fn symbol(&self, opts: &SymbolOptions) -> Result<SymbolAnswer> {
+        let budget = Budget::new(opts.budget, opts.cap)?;
+        let last = canon(&opts.name)
+            .rsplit('.')
+            .next()
+            .unwrap_or("")
+            .to_string();
+        if last.is_empty() {
+            return Err(Error::Invalid(
+                "give a symbol name, e.g. `build` or `WalkBuilder::build`".into(),
+            ));
+        }
+        let pool = self.catalog.code_chunks_mentioning(&last)?;
+        let file = opts.file.as_deref();
+        let mut found = candidates(pool.clone(), &opts.name, file, false);
+        if found.is_empty() {
+            found = candidates(pool, &opts.name, file, true);
+        }
+        if found.is_empty() {
+            return Err(Error::Invalid(format!(
+                "no symbol `{}`{} in this pack; try `ctx search \"{}\" --kind code`",
+                opts.name,
+                file.map(|f| format!(" in `{f}`")).unwrap_or_default(),
+                opts.name
+            )));
+        }
+        if found.len() > 1 {
+            return Ok(SymbolAnswer::Choices(
+                found
+                    .into_iter()
+                    .map(|f| Candidate {
+                        id: f.whole.id,
+                        symbol: f.qualified,
+                        kind: f.kind,
+                        doc: f.whole.doc,
+                        lines: f.lines,
+                        duplicates: f.copies,
+                    })
+                    .collect(),
+            ));
+        }
+        let Some(f) = found.pop() else {
+            return Err(Error::Invalid(format!("no symbol `{}`", opts.name)));
+        };
+        let path = self.seg.root.join(&f.whole.doc);
+        let source =
+            std::fs::read_to_string(&path).map_err(|e| Error::io("cannot read", &path, e))?;
+        let rows: Vec<&str> = source.split_inclusive('\n').collect();
+        let first = f.lines[0].saturating_sub(opts.context_lines).max(1);
+        let wanted_to = (f.lines[1] + opts.context_lines).min(rows.len());
+        let mut text = String::new();
+        let mut shown_to = first.saturating_sub(1);
+        for (n, row) in rows.iter().enumerate().take(wanted_to).skip(first - 1) {
+            if tokens::estimate(&text) + tokens::estimate(row) > budget.applied {
+                break;
+            }
+            text.push_str(row);
+            shown_to = n + 1;
+        }
+        Ok(SymbolAnswer::Window(Box::new(Window {
+            id: f.whole.id,
+            symbol: f.qualified,
+            kind: f.kind,
+            doc: f.whole.doc,
+            symbol_lines: f.lines,
+            lines: [first, shown_to],
+            token_est: tokens::estimate(&text),
+            text,
+            truncated: shown_to < wanted_to,
+            wanted_to,
+            duplicates: f.copies,
+            hint: budget.clamp_note(),
+            budget,
+        })))
+    }
+}
+
+/// One symbol: its chunks (several when it was split into parts).
+struct Found {
+    qualified: String,
+    kind: String,
+    /// Lines of all its parts.
+    lines: [usize; 2],
+    /// Its first chunk (ID, document), holding the text of all its parts.
+    whole: Chunk,
+    /// The same code at other places (a package's `dist/cjs` and `dist/esm`).
+    copies: Vec<Duplicate>,
+}
+
+/// Folds each candidate that copies an earlier one into it (search's rule
+/// for copies, on whole texts: a split symbol's two copies can be cut at
+/// different lines): copies are one answer, not a choice to make.
+fn fold_copies(found: Vec<Found>) -> Vec<Found> {
+    let mut kept: Vec<Found> = Vec::new();
+    for f in found {
+        match kept.iter_mut().find(|k| near_duplicate(&k.whole, &f.whole)) {
+            Some(k) => k.copies.push(Duplicate {
+                id: f.whole.id,
+                doc: f.whole.doc,
+                lines: f.lines,
+            }),
+            None => kept.push(f),
+        }
+    }
+    kept
+}
+
+fn canon(s: &str) -> String {
+    s.replace("::", ".")
+}
+
+fn candidates(chunks: Vec<Chunk>, name: &str, file: Option<&str>, fold: bool) -> Vec<Found> {
+    let want = canon(name);
+    let eq = |a: &str| {
+        if fold {
+            a.eq_ignore_ascii_case(&want)
+        } else {
+            a == want
+        }
+    };
+    let mut found: Vec<Found> = Vec::new();
+    for c in chunks {
+        let Some(sym) = c.symbol.clone() else {
+            continue;
+        };
+        let q = canon(&sym.qualified);
+        if !(eq(&q) || eq(&sym.name)) {
+            continue;
+        }
+        if let Some(f) = file
+            && !(c.doc == f || c.doc.ends_with(&format!("/{f}")))
+        {
+            continue;
+        }
+        // Only the parts of one split symbol are joined: a type and its
+        // `impl` blocks share a name but are separate nodes, with other code
+        // between them.
+        match found.iter_mut().find(|x| {
+            x.whole.doc == c.doc
+                && x.qualified == sym.qualified
+                && x.kind == sym.kind
+                && x.whole.part.is_some()
+                && c.part.is_some()
+                && c.lines[0] <= x.lines[1] + 1
+        }) {
+            Some(x) => {
+                x.lines[0] = x.lines[0].min(c.lines[0]);
+                x.lines[1] = x.lines[1].max(c.lines[1]);
+                x.whole.text.push_str(&c.text);
+            }
+            None => found.push(Found {
+                qualified: sym.qualified.clone(),
+                kind: sym.kind.clone(),
+                lines: c.lines,
+                whole: c,
+                copies: Vec::new(),
+            }),
+        }
+    }
+    // `symbol Walk` means the type, not an `impl Walk {` header, whose
+    // methods are symbols of their own; impl blocks answer only when no
+    // definition of the name is indexed.
+    if found.iter().any(|f| f.kind != "impl") {
+        found.retain(|f| f.kind != "impl");
+    }
+    for f in &mut found {
+        // The node's own lines when the pack has them (a container's whole
+        // body, a last member without its container's `}`); packs built
+        // before they were stored fall back to the chunk's.
+        f.lines = match f.whole.symbol.as_ref().and_then(|s| s.lines) {
+            Some(lines) => lines,
+            None => without_blank_ends(f.lines, &f.whole.text),
+        };
+    }
+    fold_copies(found)
+}
+
+/// `lines` of a chunk holding `text`, less the blank lines at its ends:
+/// chunks tile the file, so a symbol's chunk starts with the gap before it.
+fn without_blank_ends(lines: [usize; 2], text: &str) -> [usize; 2] {
+    let rows: Vec<&str> = text.split_inclusive('\n').collect();
+    let lead = rows.iter().take_while(|l| l.trim().is_empty()).count();
+    if lead == rows.len() {
+        return lines;
+    }
+    let trail = rows
+        .iter()
+        .rev()
+        .take_while(|l| l.trim().is_empty())
+        .count();
+    [
+        lines[0] + lead,
+        lines[1].saturating_sub(trail).max(lines[0] + lead),
+    ]
+}

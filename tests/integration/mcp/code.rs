@@ -1,0 +1,96 @@
+//! The code tools over MCP, driven by the Python SDK: `ctx_symbol` (one
+//! match, a list to choose from, a miss, a cut window) and `ctx_get` given a
+//! file path.
+
+use serde_json::{Value, json};
+
+use super::super::util::{Env, test_tools};
+use super::harness::{assert_ok, assert_tool_error, call, ctx_bin, pyclient, text};
+
+#[test]
+fn symbol_and_file_outline_over_mcp() {
+    test_tools();
+    let env = Env::code_and_docs();
+    let command = vec![
+        ctx_bin(),
+        "mcp".into(),
+        "-s".into(),
+        env.path().to_string_lossy().into_owned(),
+        "--no-build".into(),
+    ];
+    for mode in ["legacy", "2026-07-28"] {
+        let report = pyclient(
+            mode,
+            &command,
+            json!([
+                call(
+                    "ctx_symbol",
+                    json!({"name": "WalkBuilder::build", "context_lines": 1})
+                ),
+                call("ctx_symbol", json!({"name": "size"})),
+                call("ctx_symbol", json!({"name": "size", "file": "sample.ts"})),
+                call("ctx_symbol", json!({"name": "Nope"})),
+                call(
+                    "ctx_symbol",
+                    json!({"name": "WalkBuilder::build", "budget": 20})
+                ),
+                call("ctx_symbol", json!({"nam": "build"})),
+                call(
+                    "ctx_get",
+                    json!({"ids": ["rust/sample.rs"], "mode": "skeleton"})
+                ),
+                call("ctx_get", json!({"ids": ["sample.rs.bak"]})),
+            ]),
+        );
+        let steps = report["steps"].as_array().expect("steps");
+        let s = |i: usize| -> &Value { &steps[i]["structuredContent"] };
+
+        assert_ok(&steps[0]);
+        assert_eq!(s(0)["symbol_lines"], json!([40, 58]), "{mode}: {}", s(0));
+        assert_eq!(s(0)["lines"], json!([39, 59]), "{mode}");
+        assert!(
+            text(&steps[0], 0).starts_with("[sample:")
+                && text(&steps[0], 0).contains("method WalkBuilder::build (rust/sample.rs:39-59)")
+                && text(&steps[0], 0).contains("pub fn build(&self) -> Walk {"),
+            "{mode}: {}",
+            text(&steps[0], 0)
+        );
+
+        // Two matches are a list to choose from, not an error.
+        assert_ok(&steps[1]);
+        assert!(
+            text(&steps[1], 0)
+                .starts_with("2 symbols match `size`; call ctx_symbol again with \"file\""),
+            "{}",
+            text(&steps[1], 0)
+        );
+        assert_eq!(s(1)["candidates"].as_array().map(Vec::len), Some(2));
+        assert_ok(&steps[2]);
+        assert_eq!(s(2)["symbol"], "Queue.size", "{mode}");
+
+        // The miss points at the tool that finds code by what it does.
+        assert_tool_error(&steps[3], "no symbol `Nope` in this pack; try ctx_search {");
+        assert_tool_error(&steps[3], r#""kind":"code""#);
+
+        assert_ok(&steps[4]);
+        assert_eq!(s(4)["truncated"], true);
+        assert!(
+            text(&steps[4], 0).contains("by the budget of 20 tokens; pass a larger budget"),
+            "{}",
+            text(&steps[4], 0)
+        );
+        assert_tool_error(&steps[5], "unknown field `nam`");
+        assert_tool_error(&steps[5], r#"Expected {"name": string"#);
+
+        // A file path stands for the whole file; skeleton mode outlines it.
+        assert_ok(&steps[6]);
+        let chunks = s(6)["chunks"].as_array().expect("chunks");
+        assert!(chunks.len() > 10, "{mode}: {}", s(6));
+        assert!(
+            text(&steps[6], 0).contains("pub fn build(&self) -> Walk { … }"),
+            "{}",
+            text(&steps[6], 0)
+        );
+        assert_tool_error(&steps[7], "is neither a chunk ID nor an indexed file");
+    }
+}
