@@ -56,6 +56,9 @@ pub struct Fetched {
     /// Set when the requested ID was stale and this is its successor.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub replaces: Option<String>,
+    /// An entry of a file's outline (a file path asked for in skeleton mode).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub outline: bool,
 }
 
 /// A requested chunk that did not fit.
@@ -65,6 +68,55 @@ pub struct Omitted {
     pub id: String,
     /// Its size.
     pub token_est: usize,
+    /// Its document.
+    pub doc: String,
+    /// Its lines there.
+    pub lines: [usize; 2],
+    /// Whether it was asked for as part of a whole file.
+    #[serde(skip)]
+    pub of_file: bool,
+}
+
+impl Omitted {
+    fn of(c: &Chunk, of_file: bool) -> Omitted {
+        Omitted {
+            id: c.id.clone(),
+            token_est: c.token_est,
+            doc: c.doc.clone(),
+            lines: c.lines,
+            of_file,
+        }
+    }
+
+    /// One line per omitted chunk asked for by ID, and one per run of a
+    /// file's chunks (a 5,000-line file must not list 300 IDs).
+    pub fn lines(omitted: &[Omitted]) -> Vec<String> {
+        let mut out = Vec::new();
+        let mut i = 0;
+        while i < omitted.len() {
+            let o = &omitted[i];
+            let run = omitted[i..]
+                .iter()
+                .take_while(|x| x.of_file && o.of_file && x.doc == o.doc)
+                .count()
+                .max(1);
+            if run == 1 {
+                out.push(format!(
+                    "omitted {} (~{} tokens): over budget",
+                    o.id, o.token_est
+                ));
+            } else {
+                let last = &omitted[i + run - 1];
+                let tokens: usize = omitted[i..i + run].iter().map(|x| x.token_est).sum();
+                out.push(format!(
+                    "omitted {run} chunks of {} (lines {}-{}, ~{tokens} tokens, from {}): over budget",
+                    o.doc, o.lines[0], last.lines[1], o.id
+                ));
+            }
+            i += run;
+        }
+        out
+    }
 }
 
 /// The answer to `get`.
@@ -125,9 +177,10 @@ impl Retriever {
 
     /// One requested item: a chunk ID, or an indexed file's path (or the end
     /// of it), which stands for all of that file's chunks in order.
-    fn expand(&self, requested: &str) -> Result<Vec<(Chunk, Option<String>)>> {
+    fn expand(&self, requested: &str) -> Result<Vec<(Chunk, Option<String>, bool)>> {
         if id::parse(requested).is_some() {
-            return Ok(vec![self.lookup(requested)?]);
+            let (c, replaces) = self.lookup(requested)?;
+            return Ok(vec![(c, replaces, false)]);
         }
         let name = requested.trim_start_matches("./");
         let docs = if name.is_empty() {
@@ -143,7 +196,7 @@ impl Retriever {
             [doc] => {
                 let mut chunks = Vec::new();
                 self.catalog.for_each_chunk_of(doc, |c| {
-                    chunks.push((c.clone(), None));
+                    chunks.push((c.clone(), None, true));
                     Ok(())
                 })?;
                 Ok(chunks)
@@ -187,49 +240,54 @@ impl Retriever {
             .as_deref()
             .map(|q| self.reader.query_terms(q))
             .unwrap_or_default();
+        // Skeletons are computed up front: when they all fit, none is
+        // trimmed; when they do not, a whole file becomes an outline of
+        // signatures and headings, taken in order while the budget lasts.
+        let skeletons: Vec<String> = match opts.mode {
+            Mode::Skeleton => found.iter().map(|(c, _, _)| skeleton(c)).collect(),
+            _ => Vec::new(),
+        };
+        let full_cost: usize = skeletons.iter().map(|s| tokens::estimate(s)).sum();
+        let all_fit = full_cost <= budget.applied;
+        let mut compact = false;
         let mut remaining = budget.applied;
         let mut chunks = Vec::new();
         let mut omitted = Vec::new();
+        // Files whose chunks stopped fitting: the rest of each is omitted, so
+        // what is shown of a file is a prefix of it, not a sample.
+        let mut exhausted: Vec<String> = Vec::new();
         let n = found.len();
-        for (i, (c, replaces)) in found.into_iter().enumerate() {
+        // What the omitted chunks would cost as this mode shows them.
+        let mut short = 0;
+        for (i, (c, replaces, of_file)) in found.into_iter().enumerate() {
             let share = match opts.mode {
                 Mode::Raw => remaining,
                 _ => remaining / (n - i).max(1),
             };
             let text = match opts.mode {
-                Mode::Raw => {
-                    if c.token_est > remaining {
-                        omitted.push(Omitted {
-                            id: c.id.clone(),
-                            token_est: c.token_est,
-                        });
+                Mode::Raw => c.text.clone(),
+                Mode::Excerpt => excerpt::excerpt(&super::readable(&c), &terms, share),
+                Mode::Skeleton if all_fit => skeletons[i].clone(),
+                Mode::Skeleton if of_file => {
+                    compact = true;
+                    let line = outline_line(&c);
+                    if line.is_empty() {
+                        // Text between symbols and later parts of a split
+                        // one: the hint says the outline leaves them out.
                         continue;
                     }
-                    c.text.clone()
+                    line
                 }
-                Mode::Excerpt => excerpt::excerpt(&super::readable(&c), &terms, share),
-                Mode::Skeleton => {
-                    // Code: signatures and doc comments with bodies elided;
-                    // Markdown: heading path and first lines.
-                    let lang = c
-                        .lang
-                        .as_deref()
-                        .and_then(crate::chunk::code::language_by_name);
-                    let s = match (c.kind, lang) {
-                        (crate::chunk::ChunkKind::Code, Some(lang)) => {
-                            crate::chunk::code::skeleton_of_chunk(&c.text, lang)
-                        }
-                        _ => excerpt::skeleton(&c.title_path, &super::readable(&c), 12),
-                    };
-                    excerpt::excerpt(without_blank_start(&s), &terms, share)
-                }
+                Mode::Skeleton => excerpt::excerpt(&skeletons[i], &terms, share),
             };
             let est = tokens::estimate(&text);
-            if est > remaining || (est == 0 && !c.text.is_empty()) {
-                omitted.push(Omitted {
-                    id: c.id.clone(),
-                    token_est: c.token_est,
-                });
+            let after_cut = of_file && exhausted.contains(&c.doc);
+            if after_cut || est > remaining || (est == 0 && !c.text.is_empty()) {
+                omitted.push(Omitted::of(&c, of_file));
+                short += est.max(1);
+                if of_file && !after_cut {
+                    exhausted.push(c.doc.clone());
+                }
                 continue;
             }
             remaining -= est;
@@ -243,6 +301,7 @@ impl Retriever {
                 full_token_est: c.token_est,
                 text,
                 replaces,
+                outline: of_file && opts.mode == Mode::Skeleton,
             });
         }
         let used = budget.applied - remaining;
@@ -250,10 +309,26 @@ impl Retriever {
         if let Some(note) = budget.clamp_note() {
             hints.push(note);
         }
-        if !omitted.is_empty() {
-            let need: usize = used + omitted.iter().map(|o| o.token_est).sum::<usize>();
+        if compact {
             hints.push(format!(
-                "{} chunk(s) did not fit; raise --budget to {need}, use --mode excerpt, or narrow the search",
+                "the outline shows headings and signatures only, to fit (first lines, doc comments and the code between symbols are left out); the full skeleton needs --budget {full_cost}"
+            ));
+        }
+        if compact && !omitted.is_empty() {
+            hints.push(format!(
+                "{} more outline entries need --budget {}",
+                omitted.len(),
+                used + short
+            ));
+        } else if !omitted.is_empty() {
+            let need = used + short;
+            let instead = if opts.mode != Mode::Skeleton && omitted.iter().any(|o| o.of_file) {
+                "use --mode skeleton for a file's outline"
+            } else {
+                "use --mode excerpt, or narrow the search"
+            };
+            hints.push(format!(
+                "{} chunk(s) did not fit; raise --budget to {need}, {instead}",
                 omitted.len()
             ));
         }
@@ -264,6 +339,71 @@ impl Retriever {
             used,
             hint: (!hints.is_empty()).then(|| hints.join("; ")),
         })
+    }
+}
+
+impl Fetched {
+    /// How a text answer shows an outline entry (`self.outline`), after
+    /// `previous`: the file's path once, then each entry with its ID and
+    /// lines, a one-line entry on one line.
+    pub fn outline_text(&self, previous: Option<&Fetched>) -> String {
+        let mut out = String::new();
+        if previous.is_none_or(|p| !p.outline || p.doc != self.doc) {
+            out.push_str(&format!("{} (outline; get an ID for its text)\n", self.doc));
+        }
+        let text = self.text.trim_end();
+        let sep = if text.contains('\n') { "\n" } else { "  " };
+        out.push_str(&format!(
+            "[{}] {}-{}{sep}{text}\n",
+            self.id, self.lines[0], self.lines[1]
+        ));
+        out
+    }
+}
+
+/// The skeleton of `c`: for code, signatures and doc comments with bodies
+/// elided; for Markdown, the heading path and first lines.
+fn skeleton(c: &Chunk) -> String {
+    let lang = c
+        .lang
+        .as_deref()
+        .and_then(crate::chunk::code::language_by_name);
+    let s = match (c.kind, lang) {
+        (crate::chunk::ChunkKind::Code, Some(lang)) => {
+            crate::chunk::code::skeleton_of_chunk(&c.text, lang)
+        }
+        _ => excerpt::skeleton(&c.title_path, &super::readable(c), 12),
+    };
+    without_blank_start(&s).to_string()
+}
+
+/// One line of a file's outline: a symbol's signature, indented by its
+/// containers, or a Markdown heading; empty for the text between symbols and
+/// for later parts of a split section or symbol.
+fn outline_line(c: &Chunk) -> String {
+    if c.part.is_some_and(|[i, _]| i > 1) {
+        return String::new();
+    }
+    match (c.kind, &c.symbol) {
+        (crate::chunk::ChunkKind::Code, Some(sym)) => {
+            let depth = c.title_path.len().saturating_sub(2);
+            let signature = sym
+                .signature
+                .split_whitespace()
+                .collect::<Vec<_>>()
+                .join(" ");
+            let shown = if signature.is_empty() {
+                format!("{} {}", sym.kind, sym.name)
+            } else {
+                signature
+            };
+            format!("{}{shown}", "    ".repeat(depth))
+        }
+        (crate::chunk::ChunkKind::Markdown, _) => match c.title_path.last() {
+            Some(title) => format!("{} {title}", "#".repeat(c.title_path.len().min(6))),
+            None => String::new(),
+        },
+        _ => String::new(),
     }
 }
 

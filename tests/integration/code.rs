@@ -114,6 +114,83 @@ fn get_a_whole_file_by_path() {
         outline["used"],
         raw["used"]
     );
+    assert!(parts.iter().all(|p| p["outline"] == true), "{outline}");
+
+    // Too small a budget for the skeleton: signatures only, in file order,
+    // and what is left is one line, not an ID per chunk.
+    let small = env.json(&[
+        "get",
+        "sample.rs",
+        "--mode",
+        "skeleton",
+        "--budget",
+        "100",
+        "--no-build",
+    ]);
+    let lines: Vec<&str> = small["chunks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["text"].as_str().unwrap())
+        .collect();
+    assert!(lines.len() >= 3, "{small}");
+    assert!(lines.iter().all(|l| !l.contains('\n')), "{lines:?}");
+    assert!(lines.contains(&"pub struct WalkBuilder"), "{lines:?}");
+    assert!(
+        lines.contains(&"    pub fn new<P: AsRef<Path>>(root: P) -> WalkBuilder"),
+        "{lines:?}"
+    );
+    let hint = small["hint"].as_str().unwrap();
+    assert!(
+        hint.contains("the outline shows headings and signatures only"),
+        "{hint}"
+    );
+    assert!(
+        hint.contains("more outline entries need --budget"),
+        "{hint}"
+    );
+    let out = env
+        .ctx(&[
+            "get",
+            "sample.rs",
+            "--mode",
+            "skeleton",
+            "--budget",
+            "100",
+            "--no-build",
+        ])
+        .assert()
+        .success();
+    let text = String::from_utf8_lossy(&out.get_output().stdout).into_owned();
+    assert!(
+        text.starts_with("rust/sample.rs (outline; get an ID for its text)\n[sample:"),
+        "{text}"
+    );
+    assert!(text.contains("  pub struct WalkBuilder\n"), "{text}");
+    let omitted = small["omitted"].as_array().unwrap().len();
+    assert!(
+        text.contains(&format!(
+            "omitted {omitted} chunks of rust/sample.rs (lines "
+        )),
+        "{text}"
+    );
+
+    // Raw within a small budget shows a prefix of the file, not a sample.
+    let head = env.json(&["get", "rust/sample.rs", "--budget", "120", "--no-build"]);
+    let shown: String = head["chunks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["text"].as_str().unwrap())
+        .collect();
+    assert!(!shown.is_empty() && source.starts_with(&shown), "{head}");
+    assert!(
+        head["hint"]
+            .as_str()
+            .unwrap()
+            .contains("use --mode skeleton for a file's outline"),
+        "{head}"
+    );
 }
 
 /// `ctx evidence --kind` keeps to code or to docs, like `ctx search --kind`,

@@ -13,7 +13,7 @@ use crate::error::Error;
 use crate::pipeline::{self, BuildOptions};
 use crate::relay::store::DEFAULT_SESSION;
 use crate::rerank::Reranker;
-use crate::retrieve::{DEFAULT_BUDGET, Duplicate, Retriever};
+use crate::retrieve::{DEFAULT_BUDGET, Duplicate, Omitted, Retriever};
 use crate::segment::Segment;
 use crate::surface::mcp::tools::{
     DEFAULT_K, DEFAULT_MAX_CHUNKS, EvidenceParams, GetParams, KindParam, MAX_K, ModeParam,
@@ -275,7 +275,14 @@ pub(super) fn get(cli: &Cli, p: &Printer, args: &GetArgs) -> anyhow::Result<Exit
     if p.json {
         p.json(&result);
     } else {
+        let mut previous = None;
         for c in &result.chunks {
+            if c.outline {
+                p.text(&sanitize(&c.outline_text(previous)));
+                previous = Some(c);
+                continue;
+            }
+            previous = Some(c);
             if let Some(old) = &c.replaces {
                 p.note(&format!(
                     "note: `{old}` is stale (its section changed); showing `{}`, now at the same heading",
@@ -294,11 +301,8 @@ pub(super) fn get(cli: &Cli, p: &Printer, args: &GetArgs) -> anyhow::Result<Exit
                 sanitize(c.text.trim_end())
             ));
         }
-        for o in &result.omitted {
-            p.text(&format!(
-                "omitted {} (~{} tokens): over budget\n",
-                o.id, o.token_est
-            ));
+        for line in Omitted::lines(&result.omitted) {
+            p.text(&format!("{}\n", sanitize(&line)));
         }
         if let Some(h) = &result.hint {
             p.note(&format!("hint: {h}"));

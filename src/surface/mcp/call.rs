@@ -25,7 +25,7 @@ use crate::relay::preview;
 use crate::relay::resolve::{self, Part};
 use crate::relay::store::{self, Access, Opened};
 use crate::retrieve::symbol::{Candidate, SymbolAnswer, Window};
-use crate::retrieve::{Duplicate, Evidence, GetResult, Retriever, SearchResult};
+use crate::retrieve::{Duplicate, Evidence, GetResult, Omitted, Retriever, SearchResult};
 use crate::segment::Segment;
 
 /// `internal_resource_read` returns at most this many characters: about the
@@ -381,7 +381,14 @@ pub(crate) fn render_search(query: &str, r: &SearchResult) -> String {
 /// The text a model reads for fetched chunks (shared with the relay proxy).
 pub(crate) fn render_get(r: &GetResult) -> String {
     let mut out = String::new();
+    let mut previous = None;
     for c in &r.chunks {
+        if c.outline {
+            out.push_str(&c.outline_text(previous));
+            previous = Some(c);
+            continue;
+        }
+        previous = Some(c);
         if let Some(old) = &c.replaces {
             out.push_str(&format!(
                 "(`{old}` is stale: its section changed; this is the chunk now at the same heading)\n"
@@ -399,11 +406,9 @@ pub(crate) fn render_get(r: &GetResult) -> String {
             c.text.trim_end()
         ));
     }
-    for o in &r.omitted {
-        out.push_str(&format!(
-            "omitted {} (~{} tokens): over budget\n",
-            o.id, o.token_est
-        ));
+    for line in Omitted::lines(&r.omitted) {
+        out.push_str(&line);
+        out.push('\n');
     }
     if let Some(h) = &r.hint {
         // The library's hint speaks CLI (`--budget`, `--mode`); say it in arguments.

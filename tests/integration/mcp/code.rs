@@ -40,6 +40,10 @@ fn symbol_and_file_outline_over_mcp() {
                     json!({"ids": ["rust/sample.rs"], "mode": "skeleton"})
                 ),
                 call("ctx_get", json!({"ids": ["sample.rs.bak"]})),
+                call(
+                    "ctx_get",
+                    json!({"ids": ["sample.rs"], "mode": "skeleton", "budget": 100})
+                ),
             ]),
         );
         let steps = report["steps"].as_array().expect("steps");
@@ -92,5 +96,16 @@ fn symbol_and_file_outline_over_mcp() {
             text(&steps[6], 0)
         );
         assert_tool_error(&steps[7], "is neither a chunk ID nor an indexed file");
+        // Past the budget: one line per signature, the rest summed up, and
+        // the hint in the tool's terms.
+        assert_ok(&steps[8]);
+        let outline = text(&steps[8], 0);
+        assert!(
+            outline.starts_with("rust/sample.rs (outline; get an ID for its text)\n[sample:")
+                && outline.contains("  pub struct WalkBuilder\n")
+                && outline.contains(" chunks of rust/sample.rs (lines ")
+                && outline.contains("more outline entries need budget "),
+            "{mode}: {outline}"
+        );
     }
 }
