@@ -183,11 +183,15 @@ impl Retriever {
             return Ok(vec![(c, replaces, false)]);
         }
         let name = requested.trim_start_matches("./");
-        let docs = if name.is_empty() {
+        let mut docs = if name.is_empty() {
             Vec::new()
         } else {
             self.catalog.docs_named(name)?
         };
+        // A whole path wins over the ends of longer ones (`README.md`).
+        if docs.iter().any(|d| d == name) {
+            docs.retain(|d| d == name);
+        }
         match docs.as_slice() {
             [] => Err(Error::Invalid(format!(
                 "`{}` is neither a chunk ID nor an indexed file; IDs look like `operations:3fa9c2e1d0` (doc stem, colon, 10 hex digits), files like `docs/ops.md` (path in the project, as search prints it). Use `ctx search` to find them",

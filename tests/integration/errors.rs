@@ -135,6 +135,10 @@ fn bad_ids() {
         .stderr(predicate::str::contains(
             "error: `operations.md` names 2 indexed files: `docs/operations.md`, `notes/operations.md`; give more of the path",
         ));
+    // A whole path is not ambiguous because longer paths end with it.
+    env.write("operations.md", "# Top\n\nThe top-level operations page.\n");
+    let top = env.json(&["get", "operations.md"]);
+    assert_eq!(top["chunks"][0]["doc"], "operations.md", "{top}");
 }
 
 /// An invalid `--doc` glob.
