@@ -182,7 +182,8 @@ impl Retriever {
             let (c, replaces) = self.lookup(requested)?;
             return Ok(vec![(c, replaces, false)]);
         }
-        let name = requested.trim_start_matches("./");
+        let relative = self.project_path(requested);
+        let name = relative.as_ref();
         let mut docs = if name.is_empty() {
             Vec::new()
         } else {

@@ -65,6 +65,30 @@ impl Retriever {
             .as_ref()
     }
 
+    /// A file named by a user: its path in the project when it is an
+    /// absolute path inside it (hits print `source_path` absolute, and agents
+    /// pass it back), without a leading `./`.
+    pub fn project_path<'a>(&self, given: &'a str) -> std::borrow::Cow<'a, str> {
+        let path = std::path::Path::new(given);
+        let inside = |p: &std::path::Path| {
+            p.strip_prefix(&self.seg.root)
+                .ok()
+                .and_then(|rel| rel.to_str())
+                .map(|rel| rel.replace('\\', "/"))
+        };
+        // The root is canonical; the path given may reach it through a symlink.
+        let relative = inside(path).or_else(|| {
+            path.is_absolute()
+                .then(|| std::fs::canonicalize(path).ok())
+                .flatten()
+                .and_then(|p| inside(&p))
+        });
+        match relative {
+            Some(rel) => rel.into(),
+            None => given.trim_start_matches("./").into(),
+        }
+    }
+
     /// This retriever, re-ranking its hits with `reranker`.
     pub fn with_reranker(mut self, reranker: Option<Arc<Reranker>>) -> Retriever {
         self.reranker = reranker;

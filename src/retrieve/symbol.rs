@@ -101,7 +101,8 @@ impl Retriever {
             ));
         }
         let pool = self.catalog.code_chunks_mentioning(&last)?;
-        let file = opts.file.as_deref();
+        let file = opts.file.as_deref().map(|f| self.project_path(f));
+        let file = file.as_deref();
         let mut found = candidates(pool.clone(), &opts.name, file, false);
         if found.is_empty() {
             found = candidates(pool, &opts.name, file, true);

@@ -91,6 +91,21 @@ fn get_a_whole_file_by_path() {
     assert_eq!(text, source, "the chunks of a file tile it");
     assert!(raw["omitted"].as_array().unwrap().is_empty(), "{raw}");
 
+    // So is the absolute path search hits carry as `source_path`.
+    let hit = env.json(&[
+        "search",
+        "walk builder build",
+        "--kind",
+        "code",
+        "--no-build",
+    ]);
+    let absolute = hit["hits"][0]["source_path"].as_str().unwrap().to_string();
+    let by_absolute = env.json(&["get", &absolute, "--mode", "skeleton", "--no-build"]);
+    assert_eq!(
+        by_absolute["chunks"][0]["doc"], hit["hits"][0]["doc"],
+        "{by_absolute}"
+    );
+
     // The end of the path is enough when it names one file.
     let outline = env.json(&["get", "sample.rs", "--mode", "skeleton", "--no-build"]);
     let parts = outline["chunks"].as_array().unwrap();
@@ -679,6 +694,13 @@ fn symbol_of_a_container_is_its_whole_node() {
             .as_str()
             .is_some_and(|t| t.ends_with("return math.pi * self.r ** 2\n")),
         "{out}"
+    );
+    let absolute = env.path().join("shapes.py");
+    let by_file = env.json(&["symbol", "Circle", "--file", absolute.to_str().unwrap()]);
+    assert_eq!(
+        by_file["symbol_lines"],
+        serde_json::json!([3, 10]),
+        "{by_file}"
     );
     // A budget smaller than the class cuts it and says how to see the rest.
     env.ctx(&["symbol", "Circle", "--budget", "12"])
