@@ -133,7 +133,7 @@ fn get_a_whole_file_by_path() {
 
     // Too small a budget for the skeleton: signatures only, in file order,
     // and what is left is one line, not an ID per chunk.
-    let small = env.json(&[
+    let small_outline = [
         "get",
         "sample.rs",
         "--mode",
@@ -141,7 +141,8 @@ fn get_a_whole_file_by_path() {
         "--budget",
         "100",
         "--no-build",
-    ]);
+    ];
+    let small = env.json(&small_outline);
     let lines: Vec<&str> = small["chunks"]
         .as_array()
         .unwrap()
@@ -164,18 +165,7 @@ fn get_a_whole_file_by_path() {
         hint.contains("more outline entries need --budget"),
         "{hint}"
     );
-    let out = env
-        .ctx(&[
-            "get",
-            "sample.rs",
-            "--mode",
-            "skeleton",
-            "--budget",
-            "100",
-            "--no-build",
-        ])
-        .assert()
-        .success();
+    let out = env.ctx(&small_outline).assert().success();
     let text = String::from_utf8_lossy(&out.get_output().stdout).into_owned();
     assert!(
         text.starts_with("rust/sample.rs (outline; get an ID for its text)\n[sample:"),

@@ -14,7 +14,8 @@ use serde_json::{Value, json};
 
 use super::util::{Env, spawn_pyclient, test_tools};
 use harness::{
-    ALL_TOOLS, Served, assert_ok, assert_tool_error, box_value, call, ctx_bin, ids, pyclient, text,
+    ALL_TOOLS, Served, assert_ok, assert_tool_error, box_value, call, ctx_bin, ids, pyclient,
+    serve, text,
 };
 
 /// Every tool answers correctly in each era, and the results carry what the era requires.
@@ -230,13 +231,7 @@ fn errors_are_results_the_model_can_act_on() {
 fn search_and_evidence_by_kind() {
     test_tools();
     let env = Env::code_and_docs();
-    let command = vec![
-        ctx_bin(),
-        "mcp".into(),
-        "-s".into(),
-        env.path().to_string_lossy().into_owned(),
-        "--no-build".into(),
-    ];
+    let command = serve(&env);
     let query = "walk builder build";
     let report = pyclient(
         "auto",

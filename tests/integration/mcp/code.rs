@@ -5,19 +5,13 @@
 use serde_json::{Value, json};
 
 use super::super::util::{Env, test_tools};
-use super::harness::{assert_ok, assert_tool_error, call, ctx_bin, pyclient, text};
+use super::harness::{assert_ok, assert_tool_error, call, pyclient, serve, text};
 
 #[test]
 fn symbol_and_file_outline_over_mcp() {
     test_tools();
     let env = Env::code_and_docs();
-    let command = vec![
-        ctx_bin(),
-        "mcp".into(),
-        "-s".into(),
-        env.path().to_string_lossy().into_owned(),
-        "--no-build".into(),
-    ];
+    let command = serve(&env);
     for mode in ["legacy", "2026-07-28"] {
         let report = pyclient(
             mode,

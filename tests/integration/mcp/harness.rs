@@ -12,6 +12,17 @@ pub(super) fn ctx_bin() -> String {
         .into_owned()
 }
 
+/// `ctx mcp` serving `env` as built (no build at start).
+pub(super) fn serve(env: &Env) -> Vec<String> {
+    vec![
+        ctx_bin(),
+        "mcp".into(),
+        "-s".into(),
+        env.path().to_string_lossy().into_owned(),
+        "--no-build".into(),
+    ]
+}
+
 /// A built copy of `fixtures/demo` with three boxed values.
 pub(super) struct Served {
     pub(super) env: Env,
