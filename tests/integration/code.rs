@@ -697,5 +697,7 @@ fn symbol_of_a_container_is_its_whole_node() {
         .assert()
         .success()
         .stderr(predicate::str::contains("window cut at line"))
-        .stderr(predicate::str::contains("raise --budget"));
+        .stderr(predicate::str::contains(
+            "raise --budget, or see the file's outline: ctx get shapes.py --mode skeleton",
+        ));
 }

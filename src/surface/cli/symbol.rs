@@ -79,8 +79,8 @@ pub(super) fn symbol(cli: &Cli, p: &Printer, args: &SymbolArgs) -> anyhow::Resul
             "raise --budget"
         };
         p.note(&format!(
-            "window cut at line {} of {} by the budget of {} tokens; {raise}",
-            w.lines[1], w.wanted_to, w.budget.applied
+            "window cut at line {} of {} by the budget of {} tokens; {raise}, or see the file's outline: ctx get {} --mode skeleton",
+            w.lines[1], w.wanted_to, w.budget.applied, w.doc
         ));
     }
     Ok(ExitCode::SUCCESS)

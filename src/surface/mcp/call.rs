@@ -442,7 +442,7 @@ fn render_window(w: &Window) -> String {
     }
     if w.truncated {
         out.push_str(&format!(
-            "\n[cut at line {} of {} by the budget of {} tokens{}]",
+            "\n[cut at line {} of {} by the budget of {} tokens{}; the file's outline: ctx_get {}]",
             w.lines[1],
             w.wanted_to,
             w.budget.applied,
@@ -450,7 +450,8 @@ fn render_window(w: &Window) -> String {
                 " (the cap)"
             } else {
                 "; pass a larger budget for the rest"
-            }
+            },
+            serde_json::json!({"ids": [w.doc], "mode": "skeleton"})
         ));
     }
     out

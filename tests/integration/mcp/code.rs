@@ -73,7 +73,8 @@ fn symbol_and_file_outline_over_mcp() {
         assert_ok(&steps[4]);
         assert_eq!(s(4)["truncated"], true);
         assert!(
-            text(&steps[4], 0).contains("by the budget of 20 tokens; pass a larger budget"),
+            text(&steps[4], 0).contains("by the budget of 20 tokens; pass a larger budget")
+                && text(&steps[4], 0).contains("the file's outline: ctx_get {\"ids\":[\"rust/sample.rs\"],\"mode\":\"skeleton\"}"),
             "{}",
             text(&steps[4], 0)
         );
