@@ -107,14 +107,6 @@ impl Retriever {
         if found.is_empty() {
             found = candidates(pool, &opts.name, file, true);
         }
-        if found.is_empty() {
-            return Err(Error::Invalid(format!(
-                "no symbol `{}`{} in this pack; try `ctx search \"{}\" --kind code`",
-                opts.name,
-                file.map(|f| format!(" in `{f}`")).unwrap_or_default(),
-                opts.name
-            )));
-        }
         if found.len() > 1 {
             return Ok(SymbolAnswer::Choices(
                 found
@@ -131,7 +123,12 @@ impl Retriever {
             ));
         }
         let Some(f) = found.pop() else {
-            return Err(Error::Invalid(format!("no symbol `{}`", opts.name)));
+            return Err(Error::Invalid(format!(
+                "no symbol `{}`{} in this pack; try `ctx search \"{}\" --kind code`",
+                opts.name,
+                file.map(|f| format!(" in `{f}`")).unwrap_or_default(),
+                opts.name
+            )));
         };
         let path = self.seg.root.join(&f.whole.doc);
         let source =
