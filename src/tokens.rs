@@ -429,14 +429,34 @@ const _: () = assert!(N_PARAMS < NONE as usize, "parameters fit a u8 slot");
 /// hundred MB/s. Typically within a few percent of the real count on a chunk of prose or
 /// code (the module docs give the measured error); never decreases as text is appended.
 pub fn estimate(text: &str) -> usize {
-    let mut row = 0usize;
-    let mut total = 0usize;
-    for &b in text.as_bytes() {
-        let i = row | CLASS[b as usize] as usize;
-        row = NEXT_ROW[i] as usize;
-        total += COST_FIXED[i] as usize;
+    let mut count = Running::default();
+    count.push(text);
+    count.value()
+}
+
+/// [`estimate`] of a text that arrives piece by piece: after any pushes, `value` is the
+/// estimate of their concatenation, without rescanning what came before.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Running {
+    row: usize,
+    total: usize,
+}
+
+impl Running {
+    /// Appends `text`.
+    #[inline]
+    pub fn push(&mut self, text: &str) {
+        for &b in text.as_bytes() {
+            let i = self.row | CLASS[b as usize] as usize;
+            self.row = NEXT_ROW[i] as usize;
+            self.total += COST_FIXED[i] as usize;
+        }
     }
-    (total + (1 << (SCALE_BITS - 1))) >> SCALE_BITS
+
+    /// The estimate of everything pushed so far.
+    pub fn value(&self) -> usize {
+        (self.total + (1 << (SCALE_BITS - 1))) >> SCALE_BITS
+    }
 }
 
 // An explicit path: benches/tokens.rs includes this file with `#[path]`, and

@@ -368,7 +368,7 @@ impl Fetched {
 
 /// The skeleton of `c`: for code, signatures and doc comments with bodies
 /// elided; for Markdown, the heading path and first lines.
-fn skeleton(c: &Chunk) -> String {
+pub(super) fn skeleton(c: &Chunk) -> String {
     let lang = c
         .lang
         .as_deref()
@@ -385,7 +385,7 @@ fn skeleton(c: &Chunk) -> String {
 /// One line of a file's outline: a symbol's signature, indented by its
 /// containers, or a Markdown heading; empty for the text between symbols and
 /// for later parts of a split section or symbol.
-fn outline_line(c: &Chunk) -> String {
+pub(super) fn outline_line(c: &Chunk) -> String {
     if c.part.is_some_and(|[i, _]| i > 1) {
         return String::new();
     }
@@ -414,7 +414,7 @@ fn outline_line(c: &Chunk) -> String {
 
 /// `text` from its first non-blank line: a chunk starts with the blank lines
 /// before its symbol (chunks tile the file), which an outline does not need.
-fn without_blank_start(text: &str) -> &str {
+pub(super) fn without_blank_start(text: &str) -> &str {
     let mut rest = text;
     while let Some((line, after)) = rest.split_once('\n') {
         if !line.trim().is_empty() {

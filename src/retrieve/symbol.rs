@@ -69,11 +69,44 @@ pub struct Window {
     pub wanted_to: usize,
     /// The same code at other places.
     pub duplicates: Vec<Duplicate>,
+    /// Token estimate of the whole window (the definition and its context).
+    pub full_token_est: usize,
+    /// When a container is over the budget: its members, one signature each,
+    /// in file order, after its header in `text`.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub members: Vec<Member>,
+    /// Members the budget left out, after the last one in `members`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub more_members: Option<MoreMembers>,
     /// Budget asked and applied.
     pub budget: Budget,
     /// What to do about clamping, when the budget was over the cap.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub hint: Option<String>,
+}
+
+/// A member of a container shown as its outline.
+#[derive(Debug, Clone, Serialize)]
+pub struct Member {
+    /// Chunk ID.
+    pub id: String,
+    /// Qualified name, for a `symbol` call.
+    pub symbol: String,
+    /// Its lines.
+    pub lines: [usize; 2],
+    /// Its signature, indented by its nesting.
+    pub signature: String,
+}
+
+/// The members an outline left out.
+#[derive(Debug, Clone, Serialize)]
+pub struct MoreMembers {
+    /// How many.
+    pub count: usize,
+    /// Where they are.
+    pub lines: [usize; 2],
+    /// The budget that shows them all.
+    pub budget_needed: usize,
 }
 
 /// The answer to `symbol`.
@@ -136,30 +169,122 @@ impl Retriever {
         let rows: Vec<&str> = source.split_inclusive('\n').collect();
         let first = f.lines[0].saturating_sub(opts.context_lines).max(1);
         let wanted_to = (f.lines[1] + opts.context_lines).min(rows.len());
-        let mut text = String::new();
-        let mut shown_to = first.saturating_sub(1);
-        for (n, row) in rows.iter().enumerate().take(wanted_to).skip(first - 1) {
-            if tokens::estimate(&text) + tokens::estimate(row) > budget.applied {
-                break;
-            }
-            text.push_str(row);
-            shown_to = n + 1;
-        }
-        Ok(SymbolAnswer::Window(Box::new(Window {
-            id: f.whole.id,
-            symbol: f.qualified,
-            kind: f.kind,
-            doc: f.whole.doc,
+        let wanted = rows.get(first - 1..wanted_to).unwrap_or_default();
+        let full_token_est = tokens::estimate(&wanted.concat());
+        let mut window = Window {
+            id: f.whole.id.clone(),
+            symbol: f.qualified.clone(),
+            kind: f.kind.clone(),
+            doc: f.whole.doc.clone(),
             symbol_lines: f.lines,
-            lines: [first, shown_to],
-            token_est: tokens::estimate(&text),
-            text,
-            truncated: shown_to < wanted_to,
+            lines: [first, first.saturating_sub(1)],
+            text: String::new(),
+            token_est: 0,
+            truncated: false,
             wanted_to,
-            duplicates: f.copies,
+            duplicates: f.copies.clone(),
+            full_token_est,
+            members: Vec::new(),
+            more_members: None,
             hint: budget.clamp_note(),
             budget,
-        })))
+        };
+        // A container over the budget is shown as its outline (its header,
+        // then one signature per member): its first screenful would name
+        // only the first few members.
+        if full_token_est > budget.applied && self.outline_members(&f, &mut window)? {
+            return Ok(SymbolAnswer::Window(Box::new(window)));
+        }
+        let mut count = tokens::Running::default();
+        for row in wanted {
+            let mut longer = count;
+            longer.push(row);
+            if longer.value() > budget.applied {
+                break;
+            }
+            count = longer;
+            window.text.push_str(row);
+            window.lines[1] += 1;
+        }
+        window.token_est = count.value();
+        window.truncated = window.lines[1] < wanted_to;
+        Ok(SymbolAnswer::Window(Box::new(window)))
+    }
+
+    /// Fills `w` with the outline of the container `f` when it has members:
+    /// its header's skeleton, then its members' signatures in file order while
+    /// the budget lasts. False when `f` has no members (a long function).
+    fn outline_members(&self, f: &Found, w: &mut Window) -> Result<bool> {
+        let [from, to] = f.lines;
+        // Each member with its own lines (a chunk starts with the gap before it).
+        let mut members: Vec<(Chunk, [usize; 2])> = Vec::new();
+        self.catalog.for_each_chunk_of(&f.whole.doc, |c| {
+            let Some(sym) = &c.symbol else {
+                return Ok(());
+            };
+            let [a, b] = sym.lines.unwrap_or(c.lines);
+            let later_part = c.part.is_some_and(|[i, _]| i > 1);
+            if c.id != f.whole.id && !later_part && a > from && b <= to {
+                members.push((c.clone(), [a, b]));
+            }
+            Ok(())
+        })?;
+        if members.is_empty() {
+            return Ok(false);
+        }
+        let signatures: Vec<String> = members
+            .iter()
+            .map(|(c, _)| super::get::outline_line(c))
+            .collect();
+        let all_members: usize = signatures.iter().map(|s| tokens::estimate(s)).sum();
+        // The header as written (fields, attributes) when it fits with every
+        // member; its skeleton otherwise, so that the budget named for the
+        // members left out is the one that shows them.
+        let raw = super::get::without_blank_start(f.whole.text.trim_end()).to_string() + "\n";
+        let header = if tokens::estimate(&raw) + all_members <= w.budget.applied {
+            raw
+        } else {
+            super::get::skeleton(&f.whole)
+        };
+        let mut used = tokens::estimate(&header);
+        let mut shown = Vec::new();
+        let mut short = 0;
+        for ((c, lines), signature) in members.iter().zip(signatures) {
+            let est = tokens::estimate(&signature);
+            if short == 0 && used + est <= w.budget.applied {
+                used += est;
+                shown.push(Member {
+                    id: c.id.clone(),
+                    symbol: c
+                        .symbol
+                        .as_ref()
+                        .map(|s| s.qualified.clone())
+                        .unwrap_or_default(),
+                    lines: *lines,
+                    signature,
+                });
+            } else {
+                // Members are shown in file order: after the first that
+                // does not fit, none is.
+                short += est.max(1);
+            }
+        }
+        // No member fits next to the header: the plain window says more.
+        if shown.is_empty() {
+            return Ok(false);
+        }
+        let end = members[0].1[0].saturating_sub(1).max(from);
+        w.lines = [from, end.min(f.whole.lines[1]).max(from)];
+        w.text = header;
+        w.truncated = true;
+        w.token_est = used;
+        w.more_members = members.get(shown.len()).map(|(_, lines)| MoreMembers {
+            count: members.len() - shown.len(),
+            lines: [lines[0], to],
+            budget_needed: used + short,
+        });
+        w.members = shown;
+        Ok(true)
     }
 }
 
@@ -260,6 +385,19 @@ fn candidates(chunks: Vec<Chunk>, name: &str, file: Option<&str>, fold: bool) ->
             None => without_blank_ends(f.lines, &f.whole.text),
         };
     }
+    // A constructor named after its class (Java, C++) is not a second
+    // answer to the class's name.
+    let containers: Vec<String> = found
+        .iter()
+        .map(|f| {
+            format!(
+                "{}.{}",
+                canon(&f.qualified),
+                f.whole.symbol.as_ref().map_or("", |s| s.name.as_str())
+            )
+        })
+        .collect();
+    found.retain(|f| !containers.contains(&canon(&f.qualified)) || canon(&f.qualified) == want);
     fold_copies(found)
 }
 

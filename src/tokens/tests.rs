@@ -1,5 +1,5 @@
 //! Unit tests of the token estimator, including its accuracy against o200k.
-use super::estimate;
+use super::{Running, estimate};
 
 #[test]
 fn empty_is_zero() {
@@ -31,6 +31,27 @@ fn never_decreases_as_text_grows() {
         previous = n;
     }
     assert!(estimate(text) >= previous);
+}
+
+#[test]
+fn running_count_equals_estimate_of_concatenation() {
+    let text = "## Heading\n\nSome prose, with `code`, numbers 123456.\n```rust\nfn parse(s: &str) {\n\
+                \tlet HTTPServer = s.trim();\n}\n```\n你好，世界。Ünïcödé — “quoted” 🎉\n";
+    // Cut at every char boundary and at every line: the running count sees the
+    // same bytes in the same order, so it must agree exactly.
+    for (i, _) in text.char_indices() {
+        let mut count = Running::default();
+        count.push(&text[..i]);
+        count.push(&text[i..]);
+        assert_eq!(count.value(), estimate(text), "cut at {i}");
+    }
+    let mut count = Running::default();
+    let mut so_far = String::new();
+    for line in text.split_inclusive('\n') {
+        count.push(line);
+        so_far.push_str(line);
+        assert_eq!(count.value(), estimate(&so_far));
+    }
 }
 
 #[test]

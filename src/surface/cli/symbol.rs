@@ -4,7 +4,7 @@
 use std::process::ExitCode;
 
 use super::{Cli, open};
-use crate::retrieve::symbol::{Candidate, SymbolAnswer};
+use crate::retrieve::symbol::{Candidate, SymbolAnswer, Window};
 use crate::retrieve::{Duplicate, Retriever};
 use crate::surface::mcp::tools::SymbolParams;
 use crate::surface::output::{Printer, sanitize};
@@ -52,6 +52,10 @@ pub(super) fn symbol(cli: &Cli, p: &Printer, args: &SymbolArgs) -> anyhow::Resul
         p.json(&w);
         return Ok(ExitCode::SUCCESS);
     }
+    if !w.members.is_empty() {
+        outline(p, &w);
+        return Ok(ExitCode::SUCCESS);
+    }
     p.text(&format!(
         "{} {} {} ({}:{}-{})\n{}",
         p.accent(&format!("[{}]", w.id)),
@@ -84,6 +88,56 @@ pub(super) fn symbol(cli: &Cli, p: &Printer, args: &SymbolArgs) -> anyhow::Resul
         ));
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// A container over the budget: its header, then one signature per member.
+fn outline(p: &Printer, w: &Window) {
+    p.text(&format!(
+        "{} {} {} ({}:{}-{}, outline)\n{}\n",
+        p.accent(&format!("[{}]", w.id)),
+        w.kind,
+        sanitize(&w.symbol),
+        sanitize(&w.doc),
+        w.symbol_lines[0],
+        w.symbol_lines[1],
+        sanitize(w.text.trim_end())
+    ));
+    for m in &w.members {
+        p.text(&format!(
+            "{} {}-{}  {}\n",
+            p.accent(&format!("[{}]", m.id)),
+            m.lines[0],
+            m.lines[1],
+            sanitize(&m.signature)
+        ));
+    }
+    if let Some(note) = &w.hint {
+        p.note(&format!("hint: {note}"));
+    }
+    let raise = if w.budget.clamped {
+        "raise max_budget in _ctx/ctx.toml".to_string()
+    } else {
+        format!("raise --budget to {}", w.full_token_est)
+    };
+    p.note(&format!(
+        "the whole {} is ~{} tokens, over the budget of {}: its header and members' signatures are shown; see a member with ctx symbol {} --file {}, or {raise}",
+        w.kind,
+        w.full_token_est,
+        w.budget.applied,
+        w.members[0].symbol,
+        w.doc
+    ));
+    if let Some(more) = &w.more_members {
+        p.note(&format!(
+            "{} more {} (lines {}-{}) {} --budget {}",
+            more.count,
+            if more.count == 1 { "member" } else { "members" },
+            more.lines[0],
+            more.lines[1],
+            if more.count == 1 { "needs" } else { "need" },
+            more.budget_needed
+        ));
+    }
 }
 
 /// The list to choose from when several symbols match.

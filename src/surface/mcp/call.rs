@@ -421,6 +421,9 @@ pub(crate) fn render_get(r: &GetResult) -> String {
 }
 
 fn render_window(w: &Window) -> String {
+    if !w.members.is_empty() {
+        return render_members(w);
+    }
     let mut out = format!(
         "[{}] {} {} ({}:{}-{})\n{}",
         w.id,
@@ -452,6 +455,53 @@ fn render_window(w: &Window) -> String {
                 "; pass a larger budget for the rest"
             },
             serde_json::json!({"ids": [w.doc], "mode": "skeleton"})
+        ));
+    }
+    out
+}
+
+/// A container over the budget: its header, then one signature per member.
+fn render_members(w: &Window) -> String {
+    let mut out = format!(
+        "[{}] {} {} ({}:{}-{}, outline)\n{}",
+        w.id,
+        w.kind,
+        w.symbol,
+        w.doc,
+        w.symbol_lines[0],
+        w.symbol_lines[1],
+        w.text.trim_end()
+    );
+    for m in &w.members {
+        out.push_str(&format!(
+            "\n[{}] {}-{}  {}",
+            m.id, m.lines[0], m.lines[1], m.signature
+        ));
+    }
+    if let Some(h) = &w.hint {
+        out.push_str(&format!("\nhint: {h}"));
+    }
+    out.push_str(&format!(
+        "\n[the whole {} is ~{} tokens, over the budget of {}: its header and members' signatures are shown; see a member with ctx_symbol {}{}]",
+        w.kind,
+        w.full_token_est,
+        w.budget.applied,
+        serde_json::json!({"name": w.members[0].symbol, "file": w.doc}),
+        if w.budget.clamped {
+            String::new()
+        } else {
+            format!(", or pass \"budget\": {}", w.full_token_est)
+        }
+    ));
+    if let Some(more) = &w.more_members {
+        out.push_str(&format!(
+            "\n[{} more {} (lines {}-{}) {} \"budget\": {}]",
+            more.count,
+            if more.count == 1 { "member" } else { "members" },
+            more.lines[0],
+            more.lines[1],
+            if more.count == 1 { "needs" } else { "need" },
+            more.budget_needed
         ));
     }
     out

@@ -1,6 +1,6 @@
 //! The code tools over MCP, driven by the Python SDK: `ctx_symbol` (one
-//! match, a list to choose from, a miss, a cut window) and `ctx_get` given a
-//! file path.
+//! match, a list to choose from, a miss, a cut window, a class's outline) and
+//! `ctx_get` given a file path.
 
 use serde_json::{Value, json};
 
@@ -38,6 +38,7 @@ fn symbol_and_file_outline_over_mcp() {
                     "ctx_get",
                     json!({"ids": ["sample.rs"], "mode": "skeleton", "budget": 100})
                 ),
+                call("ctx_symbol", json!({"name": "Inventory", "budget": 45})),
             ]),
         );
         let steps = report["steps"].as_array().expect("steps");
@@ -101,6 +102,20 @@ fn symbol_and_file_outline_over_mcp() {
                 && outline.contains(" chunks of rust/sample.rs (lines ")
                 && outline.contains("more outline entries need budget "),
             "{mode}: {outline}"
+        );
+        // A class over the budget: its header and members' signatures, and
+        // the calls that show a member or the rest.
+        assert_ok(&steps[9]);
+        assert_eq!(s(9)["members"].as_array().map(Vec::len), Some(2), "{mode}");
+        assert_eq!(s(9)["more_members"]["count"], 5, "{mode}");
+        let members = text(&steps[9], 0);
+        assert!(
+            members.starts_with("[sample:")
+                && members.contains(" class Inventory (python/sample.py:31-73, outline)\nclass Inventory:\n")
+                && members.contains("] 39-44      class Full(Exception):\n[sample:")
+                && members.contains(r#"over the budget of 45: its header and members' signatures are shown; see a member with ctx_symbol {"name":"Inventory.Full","file":"python/sample.py"}, or pass "budget": "#)
+                && members.contains("\n[5 more members (lines 46-73) need \"budget\": "),
+            "{mode}: {members}"
         );
     }
 }

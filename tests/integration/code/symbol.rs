@@ -1,0 +1,367 @@
+//! `ctx symbol`: the exact node for a name, a list when several match, copies
+//! counted once, a container shown whole or, over the budget, as its outline.
+
+use predicates::prelude::*;
+
+use super::super::util::Env;
+use super::{candidate_list, code_env, compiled_copies};
+
+/// `ctx symbol`: the exact node with context, a list for ambiguous names, a
+/// clear error for unknown ones.
+#[test]
+fn symbol_lookup() {
+    let env = code_env();
+    // A bare name defined by several symbols (taken from the pack itself).
+    let pack: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(env.path().join("_ctx/context_pack.json")).unwrap(),
+    )
+    .unwrap();
+    let mut by_name =
+        std::collections::BTreeMap::<String, std::collections::BTreeSet<String>>::new();
+    for c in pack["chunks"].as_array().unwrap() {
+        if let (Some(n), Some(q)) = (
+            c["symbol"]["name"].as_str(),
+            c["symbol"]["qualified"].as_str(),
+        ) {
+            by_name
+                .entry(n.to_string())
+                .or_default()
+                .insert(q.to_string());
+        }
+    }
+    // A constructor (a member named after its class) does not make its
+    // class's name ambiguous.
+    let constructor = |name: &str, q: &str| {
+        let parts: Vec<&str> = q.split(['.', ':']).filter(|p| !p.is_empty()).collect();
+        parts.len() >= 2 && parts[parts.len() - 2] == name
+    };
+    let (name, qualified) = by_name
+        .iter()
+        .find(|(n, q)| q.len() >= 2 && !q.iter().any(|q| constructor(n, q)))
+        .expect("an ambiguous name");
+    let s = candidate_list(&env, &["symbol", "--no-build", name]);
+    assert!(
+        s.contains(&format!(
+            "symbols match `{name}`; pick one with --file or a qualified name:"
+        )),
+        "{s}"
+    );
+    assert!(qualified.iter().all(|q| s.contains(q.as_str())), "{s}");
+    env.ctx(&["symbol", "--no-build", "--budget", "0", name])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("error: the budget is 0 tokens"));
+    env.ctx(&["symbol", "--no-build", "definitely_not_a_symbol"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "error: no symbol `definitely_not_a_symbol` in this pack; try `ctx search",
+        ));
+    let r = env.json(&[
+        "search",
+        "--kind",
+        "code",
+        "-k",
+        "1",
+        "--no-build",
+        "function",
+    ]);
+    let sym = r["hits"][0]["symbol"].as_str().unwrap().to_string();
+    let doc = r["hits"][0]["doc"].as_str().unwrap().to_string();
+    let out = env.json(&[
+        "symbol",
+        "--no-build",
+        "--file",
+        &doc,
+        "--context-lines",
+        "2",
+        &sym,
+    ]);
+    assert_eq!(out["symbol"], sym.as_str());
+    let [s0, s1] = [
+        out["symbol_lines"][0].as_u64().unwrap(),
+        out["symbol_lines"][1].as_u64().unwrap(),
+    ];
+    let l0 = out["lines"][0].as_u64().unwrap();
+    assert!(l0 <= s0 && l0 + 2 >= s0 && s1 >= s0, "{out}");
+    assert_eq!(out["budget"]["clamped"], false, "{out}");
+    assert!(
+        out.get("hint").is_none(),
+        "no hint when nothing was clamped: {out}"
+    );
+
+    // Over the configured cap the window is clamped, and says where to raise it.
+    env.write("_ctx/ctx.toml", "max_budget = 10\n");
+    let args = [
+        "symbol",
+        "--no-build",
+        "--budget",
+        "500",
+        "--file",
+        &doc,
+        &sym,
+    ];
+    let out = env.json(&args);
+    assert_eq!(out["budget"]["applied"], 10, "{out}");
+    assert_eq!(
+        out["hint"],
+        "budget 500 is over the cap of 10 (max_budget in _ctx/ctx.toml); clamped"
+    );
+    env.ctx(&args)
+        .assert()
+        .success()
+        .stderr(predicate::str::contains(
+            "hint: budget 500 is over the cap of 10",
+        ))
+        .stderr(predicate::str::contains(
+            "raise max_budget in _ctx/ctx.toml",
+        ));
+}
+
+/// `ctx symbol` counts copies of one symbol (a package's `cjs` and `esm`
+/// builds) as one candidate and names the copies; a same-named symbol with
+/// other code is still a choice to make.
+#[test]
+fn symbol_copies_are_one_candidate() {
+    let env = compiled_copies(
+        "src/transport.js",
+        "export class Transport {\n    validateProtocolVersion(req) {\n        return req.version === 3 ? undefined : 'too old';\n    }\n}\n",
+    );
+    let name = "Transport.validateProtocolVersion";
+    let s = candidate_list(&env, &["symbol", name]);
+    assert!(
+        s.starts_with(&format!(
+            "2 symbols match `{name}` (and 1 copy of them, named under each); pick one"
+        )),
+        "{s}"
+    );
+    assert!(s.contains("  src/transport.js:2-4\n"), "{s}");
+    assert!(
+        s.contains("also in dist/esm/transport.js:2-12 (transport:"),
+        "{s}"
+    );
+    let json = env.json(&["symbol", name]);
+    let candidates = json["candidates"].as_array().unwrap();
+    assert_eq!(candidates.len(), 2, "{json}");
+    assert_eq!(
+        candidates[0]["duplicates"][0]["doc"],
+        "dist/esm/transport.js"
+    );
+    assert_eq!(candidates[1]["duplicates"], serde_json::json!([]));
+
+    // With only the copies left, the name resolves, and the copy is named.
+    std::fs::remove_file(env.path().join("src/transport.js")).unwrap();
+    env.ctx(&["symbol", name])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("(dist/cjs/transport.js:2-12)"))
+        .stderr(predicate::str::contains(
+            "the same code is also in dist/esm/transport.js:2-12 (transport:",
+        ));
+    let one = env.json(&["symbol", name, "--no-build"]);
+    assert_eq!(one["doc"], "dist/cjs/transport.js", "{one}");
+    assert_eq!(
+        one["duplicates"][0]["doc"], "dist/esm/transport.js",
+        "{one}"
+    );
+}
+
+/// `ctx symbol Type` is the type's own node: not its `impl` headers, not the
+/// code between them, and not the blank lines a chunk starts with.
+#[test]
+fn symbol_is_the_definition_not_its_impl_blocks() {
+    let env = Env::empty();
+    env.write(
+        "src/shape.rs",
+        "use std::fmt;\n\
+         \n\
+         /// A shape with straight sides.\n\
+         pub struct Polygon {\n\
+         \x20   sides: u32,\n\
+         }\n\
+         \n\
+         /// Unrelated helper between the type and its impl.\n\
+         pub fn helper() -> u32 {\n\
+         \x20   7\n\
+         }\n\
+         \n\
+         impl Polygon {\n\
+         \x20   /// A triangle.\n\
+         \x20   pub fn triangle() -> Polygon {\n\
+         \x20       Polygon { sides: 3 }\n\
+         \x20   }\n\
+         }\n\
+         \n\
+         impl fmt::Display for Polygon {\n\
+         \x20   fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {\n\
+         \x20       write!(f, \"{}-gon\", self.sides)\n\
+         \x20   }\n\
+         }\n",
+    );
+    let out = env.json(&["symbol", "Polygon"]);
+    assert_eq!(out["kind"], "struct", "{out}");
+    assert_eq!(out["symbol_lines"], serde_json::json!([3, 6]), "{out}");
+    assert_eq!(
+        out["text"],
+        "/// A shape with straight sides.\npub struct Polygon {\n    sides: u32,\n}\n"
+    );
+    let out = env.json(&["symbol", "Polygon", "--context-lines", "1"]);
+    assert_eq!(out["lines"], serde_json::json!([2, 7]), "{out}");
+    let method = env.json(&["symbol", "Polygon::triangle"]);
+    // From its doc comment to its own `}`: the impl's closing brace rides
+    // with the last method's chunk (chunks tile the file), not its symbol.
+    assert_eq!(
+        method["symbol_lines"],
+        serde_json::json!([14, 17]),
+        "{method}"
+    );
+    assert_eq!(
+        method["text"],
+        "    /// A triangle.\n    pub fn triangle() -> Polygon {\n        Polygon { sides: 3 }\n    }\n"
+    );
+
+    // With no definition indexed, the impl blocks are what there is to show.
+    env.write(
+        "src/shape.rs",
+        "impl Polygon {\n    pub fn square() {}\n}\n",
+    );
+    let out = env.json(&["symbol", "Polygon"]);
+    assert_eq!(out["kind"], "impl", "{out}");
+}
+
+#[test]
+fn symbol_of_a_container_is_its_whole_node() {
+    let env = Env::empty();
+    env.write(
+        "shapes.py",
+        "import math\n\
+         \n\
+         class Circle:\n\
+         \x20   \"\"\"A round shape.\"\"\"\n\
+         \n\
+         \x20   def __init__(self, r):\n\
+         \x20       self.r = r\n\
+         \n\
+         \x20   def area(self):\n\
+         \x20       return math.pi * self.r ** 2\n\
+         \n\
+         \n\
+         def unit():\n\
+         \x20   return Circle(1)\n",
+    );
+    // The class chunk ends at its first method; the symbol is the class.
+    let out = env.json(&["symbol", "Circle"]);
+    assert_eq!(out["kind"], "class", "{out}");
+    assert_eq!(out["symbol_lines"], serde_json::json!([3, 10]), "{out}");
+    assert!(
+        out["text"]
+            .as_str()
+            .is_some_and(|t| t.ends_with("return math.pi * self.r ** 2\n")),
+        "{out}"
+    );
+    let absolute = env.path().join("shapes.py");
+    let by_file = env.json(&["symbol", "Circle", "--file", absolute.to_str().unwrap()]);
+    assert_eq!(
+        by_file["symbol_lines"],
+        serde_json::json!([3, 10]),
+        "{by_file}"
+    );
+    // With no room for a member next to its header, a class over the budget
+    // is cut like any window, and the message says how to see the rest.
+    env.ctx(&["symbol", "Circle", "--budget", "12"])
+        .assert()
+        .success()
+        .stderr(predicate::str::contains("window cut at line"))
+        .stderr(predicate::str::contains(
+            "raise --budget, or see the file's outline: ctx get shapes.py --mode skeleton",
+        ));
+}
+
+/// A container over the budget is shown as its outline: its header, then one
+/// signature per member in file order (nested members indented), the rest
+/// summed up with the budget that shows them; with no room for a member next
+/// to the header, the plain cut window is shown instead.
+#[test]
+fn symbol_of_a_big_container_is_its_outline() {
+    let env = code_env();
+    let out = env.json(&["symbol", "Inventory", "--budget", "45"]);
+    assert_eq!(out["symbol_lines"], serde_json::json!([31, 73]), "{out}");
+    assert_eq!(out["lines"], serde_json::json!([31, 38]), "{out}");
+    assert_eq!(out["truncated"], true);
+    let text = out["text"].as_str().unwrap_or_default();
+    assert!(
+        text.starts_with("class Inventory:\n    \"\"\"A collection of items keyed by SKU.\"\"\"\n"),
+        "{out}"
+    );
+    let members = out["members"].as_array().expect("members");
+    let names: Vec<&str> = members
+        .iter()
+        .map(|m| m["symbol"].as_str().unwrap_or_default())
+        .collect();
+    assert_eq!(
+        names,
+        ["Inventory.Full", "Inventory.Full.__init__"],
+        "{out}"
+    );
+    assert_eq!(members[0]["lines"], serde_json::json!([39, 44]));
+    assert_eq!(members[0]["signature"], "    class Full(Exception):");
+    assert_eq!(
+        members[1]["signature"],
+        "        def __init__(self, limit: int) -> None:"
+    );
+    let more = &out["more_members"];
+    assert_eq!(more["count"], 5, "{out}");
+    assert_eq!(more["lines"], serde_json::json!([46, 73]), "{out}");
+    let needed = more["budget_needed"].as_u64().expect("budget_needed");
+    let full = out["full_token_est"].as_u64().expect("full_token_est");
+    assert!(45 < needed && needed < full, "{needed} {full}");
+
+    // The budget it names shows every member, and nothing more is owed.
+    let all = env.json(&["symbol", "Inventory", "--budget", &needed.to_string()]);
+    assert_eq!(all["members"].as_array().map(Vec::len), Some(7), "{all}");
+    assert!(all.get("more_members").is_none(), "{all}");
+    assert_eq!(all["token_est"].as_u64(), Some(needed), "{all}");
+
+    // Text: the header, each member with its ID and lines, and what to do.
+    env.ctx(&["symbol", "Inventory", "--budget", "45"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains(
+            "class Inventory (python/sample.py:31-73, outline)\nclass Inventory:\n",
+        ))
+        .stdout(predicate::str::is_match(r"\n\[sample:[0-9a-f]{10}\] 39-44      class Full\(Exception\):\n").unwrap())
+        .stderr(predicate::str::contains(format!(
+            "the whole class is ~{full} tokens, over the budget of 45: its header and members' signatures are shown; see a member with ctx symbol Inventory.Full --file python/sample.py, or raise --budget to {full}"
+        )))
+        .stderr(predicate::str::contains(format!(
+            "5 more members (lines 46-73) need --budget {needed}"
+        )));
+
+    // Within the budget, the class is shown whole, not outlined.
+    let whole = env.json(&["symbol", "Inventory", "--budget", &full.to_string()]);
+    assert!(whole.get("members").is_none(), "{whole}");
+    assert_eq!(whole["lines"], serde_json::json!([31, 73]), "{whole}");
+    assert_eq!(whole["truncated"], false);
+}
+
+/// A Java or C++ class's name is the class, not also its constructor (a
+/// member with the class's name); the constructor is still found by its
+/// qualified name.
+#[test]
+fn a_constructor_does_not_make_its_class_ambiguous() {
+    let env = code_env();
+    for (name, kind, qualified) in [
+        ("Ledger", "class", "Ledger"),
+        ("Ledger.Ledger", "method", "Ledger.Ledger"),
+        ("TokenBucket", "class", "limits::TokenBucket"),
+        (
+            "limits::TokenBucket::TokenBucket",
+            "method",
+            "limits::TokenBucket::TokenBucket",
+        ),
+    ] {
+        let out = env.json(&["symbol", "--no-build", name]);
+        assert_eq!(out["kind"], kind, "{name}: {out}");
+        assert_eq!(out["symbol"], qualified, "{name}: {out}");
+    }
+}
