@@ -47,7 +47,7 @@ pub struct Fetched {
     pub lines: [usize; 2],
     /// The text returned (whole, excerpt or skeleton).
     pub text: String,
-    /// Token estimate of `text`.
+    /// Token estimate of `text` (of an outline entry: with its ID and lines).
     pub token_est: usize,
     /// Token estimate of the whole chunk.
     pub full_token_est: usize,
@@ -252,7 +252,13 @@ impl Retriever {
             Mode::Skeleton => found.iter().map(|(c, _, _)| skeleton(c)).collect(),
             _ => Vec::new(),
         };
-        let full_cost: usize = skeletons.iter().map(|s| tokens::estimate(s)).sum();
+        // An outline entry is shown with its ID and lines, which cost as
+        // much as a short signature: they count against the budget too.
+        let full_cost: usize = skeletons
+            .iter()
+            .zip(&found)
+            .map(|(s, (c, _, of_file))| tokens::estimate(s) + entry_cost(c, *of_file))
+            .sum();
         let all_fit = full_cost <= budget.applied;
         let mut compact = false;
         let mut remaining = budget.applied;
@@ -285,9 +291,14 @@ impl Retriever {
                 }
                 Mode::Skeleton => excerpt::excerpt(&skeletons[i], &terms, share),
             };
-            let est = tokens::estimate(&text);
+            let text_est = tokens::estimate(&text);
+            let est = text_est
+                + match opts.mode {
+                    Mode::Skeleton => entry_cost(&c, of_file),
+                    _ => 0,
+                };
             let after_cut = of_file && exhausted.contains(&c.doc);
-            if after_cut || est > remaining || (est == 0 && !c.text.is_empty()) {
+            if after_cut || est > remaining || (text_est == 0 && !c.text.is_empty()) {
                 omitted.push(Omitted::of(&c, of_file));
                 short += est.max(1);
                 if of_file && !after_cut {
@@ -366,6 +377,20 @@ impl Fetched {
     }
 }
 
+/// What showing `c` as an outline entry (`of_file`) adds to its text: its ID
+/// and lines ([`Fetched::outline_text`]).
+fn entry_cost(c: &Chunk, of_file: bool) -> usize {
+    if !of_file {
+        return 0;
+    }
+    label_cost(&c.id, c.lines)
+}
+
+/// The cost of the `[ID] a-b  ` an outline line starts with.
+pub(super) fn label_cost(id: &str, lines: [usize; 2]) -> usize {
+    tokens::estimate(&format!("[{id}] {}-{}  ", lines[0], lines[1]))
+}
+
 /// The skeleton of `c`: for code, signatures and doc comments with bodies
 /// elided; for Markdown, the heading path and first lines.
 pub(super) fn skeleton(c: &Chunk) -> String {
@@ -400,7 +425,7 @@ pub(super) fn outline_line(c: &Chunk) -> String {
             let shown = if signature.is_empty() {
                 format!("{} {}", sym.kind, sym.name)
             } else {
-                signature
+                without_long_value(&sym.kind, signature)
             };
             format!("{}{shown}", "    ".repeat(depth))
         }
@@ -409,6 +434,20 @@ pub(super) fn outline_line(c: &Chunk) -> String {
             None => String::new(),
         },
         _ => String::new(),
+    }
+}
+
+/// A constant's or variable's declaration without its value when that is
+/// long (a table of a hundred entries is not its shape); functions keep
+/// theirs, whose ` = ` are default arguments.
+fn without_long_value(kind: &str, signature: String) -> String {
+    const LONG: usize = 80;
+    if signature.len() <= LONG || !matches!(kind, "const" | "static" | "var") {
+        return signature;
+    }
+    match signature.split_once(" = ") {
+        Some((declaration, _)) => format!("{declaration} = …"),
+        None => signature,
     }
 }
 
@@ -423,4 +462,30 @@ pub(super) fn without_blank_start(text: &str) -> &str {
         rest = after;
     }
     rest
+}
+
+#[cfg(test)]
+mod tests {
+    use super::without_long_value;
+
+    #[test]
+    fn a_long_constant_is_outlined_without_its_value() {
+        let table = format!(
+            "pub const TYPES: &[(&str, &str)] = &[{}];",
+            r#"("rust", "*.rs"), "#.repeat(10)
+        );
+        assert_eq!(
+            without_long_value("const", table.clone()),
+            "pub const TYPES: &[(&str, &str)] = …"
+        );
+        assert!(without_long_value("var", table).ends_with("&str)] = …"));
+        // Short values stay; so do a function's default arguments.
+        let short = "pub const MAX: usize = 64;".to_string();
+        assert_eq!(without_long_value("const", short.clone()), short);
+        let function = format!(
+            "def drain(self, timeout: float = 1.0, {})",
+            "x, ".repeat(30)
+        );
+        assert_eq!(without_long_value("function", function.clone()), function);
+    }
 }

@@ -236,7 +236,13 @@ impl Retriever {
             .iter()
             .map(|(c, _)| super::get::outline_line(c))
             .collect();
-        let all_members: usize = signatures.iter().map(|s| tokens::estimate(s)).sum();
+        // Each member is shown with its ID and lines, which count too.
+        let costs: Vec<usize> = members
+            .iter()
+            .zip(&signatures)
+            .map(|((c, lines), s)| tokens::estimate(s) + super::get::label_cost(&c.id, *lines))
+            .collect();
+        let all_members: usize = costs.iter().sum();
         // The header as written (fields, attributes) when it fits with every
         // member; its skeleton otherwise, so that the budget named for the
         // members left out is the one that shows them.
@@ -249,8 +255,7 @@ impl Retriever {
         let mut used = tokens::estimate(&header);
         let mut shown = Vec::new();
         let mut short = 0;
-        for ((c, lines), signature) in members.iter().zip(signatures) {
-            let est = tokens::estimate(&signature);
+        for (((c, lines), signature), est) in members.iter().zip(signatures).zip(costs) {
             if short == 0 && used + est <= w.budget.applied {
                 used += est;
                 shown.push(Member {
@@ -266,7 +271,7 @@ impl Retriever {
             } else {
                 // Members are shown in file order: after the first that
                 // does not fit, none is.
-                short += est.max(1);
+                short += est;
             }
         }
         // No member fits next to the header: the plain window says more.

@@ -125,10 +125,13 @@ fn get_a_whole_file_by_path() {
         shape.contains("pub fn build(&self) -> Walk { … }"),
         "{shape}"
     );
+    // Each entry's cost counts the ID and lines it is shown with; even so,
+    // the outline of this small file of small items costs less than its text.
+    let costs: u64 = parts.iter().map(|p| p["token_est"].as_u64().unwrap()).sum();
+    assert_eq!(outline["used"].as_u64(), Some(costs), "{outline}");
     assert!(
-        outline["used"].as_u64().unwrap() * 2 < raw["used"].as_u64().unwrap(),
-        "an outline costs well under the file: {} of {}",
-        outline["used"],
+        costs < raw["used"].as_u64().unwrap(),
+        "an outline costs less than the file: {costs} of {}",
         raw["used"]
     );
     assert!(parts.iter().all(|p| p["outline"] == true), "{outline}");
@@ -141,7 +144,7 @@ fn get_a_whole_file_by_path() {
         "--mode",
         "skeleton",
         "--budget",
-        "100",
+        "150",
         "--no-build",
     ];
     let small = env.json(&small_outline);

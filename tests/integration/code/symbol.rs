@@ -284,7 +284,7 @@ fn symbol_of_a_container_is_its_whole_node() {
 #[test]
 fn symbol_of_a_big_container_is_its_outline() {
     let env = code_env();
-    let out = env.json(&["symbol", "Inventory", "--budget", "45"]);
+    let out = env.json(&["symbol", "Inventory", "--budget", "75"]);
     assert_eq!(out["symbol_lines"], serde_json::json!([31, 73]), "{out}");
     assert_eq!(out["lines"], serde_json::json!([31, 38]), "{out}");
     assert_eq!(out["truncated"], true);
@@ -314,7 +314,7 @@ fn symbol_of_a_big_container_is_its_outline() {
     assert_eq!(more["lines"], serde_json::json!([46, 73]), "{out}");
     let needed = more["budget_needed"].as_u64().expect("budget_needed");
     let full = out["full_token_est"].as_u64().expect("full_token_est");
-    assert!(45 < needed && needed < full, "{needed} {full}");
+    assert!(75 < needed && needed < full, "{needed} {full}");
 
     // The budget it names shows every member, and nothing more is owed.
     let all = env.json(&["symbol", "Inventory", "--budget", &needed.to_string()]);
@@ -323,7 +323,7 @@ fn symbol_of_a_big_container_is_its_outline() {
     assert_eq!(all["token_est"].as_u64(), Some(needed), "{all}");
 
     // Text: the header, each member with its ID and lines, and what to do.
-    env.ctx(&["symbol", "Inventory", "--budget", "45"])
+    env.ctx(&["symbol", "Inventory", "--budget", "75"])
         .assert()
         .success()
         .stdout(predicate::str::contains(
@@ -331,7 +331,7 @@ fn symbol_of_a_big_container_is_its_outline() {
         ))
         .stdout(predicate::str::is_match(r"\n\[sample:[0-9a-f]{10}\] 39-44      class Full\(Exception\):\n").unwrap())
         .stderr(predicate::str::contains(format!(
-            "the whole class is ~{full} tokens, over the budget of 45: its header and members' signatures are shown; see a member with ctx symbol Inventory.Full --file python/sample.py, or raise --budget to {full}"
+            "the whole class is ~{full} tokens, over the budget of 75: its header and members' signatures are shown; see a member with ctx symbol Inventory.Full --file python/sample.py, or raise --budget to {full}"
         )))
         .stderr(predicate::str::contains(format!(
             "5 more members (lines 46-73) need --budget {needed}"

@@ -36,9 +36,9 @@ fn symbol_and_file_outline_over_mcp() {
                 call("ctx_get", json!({"ids": ["sample.rs.bak"]})),
                 call(
                     "ctx_get",
-                    json!({"ids": ["sample.rs"], "mode": "skeleton", "budget": 100})
+                    json!({"ids": ["sample.rs"], "mode": "skeleton", "budget": 150})
                 ),
-                call("ctx_symbol", json!({"name": "Inventory", "budget": 45})),
+                call("ctx_symbol", json!({"name": "Inventory", "budget": 75})),
             ]),
         );
         let steps = report["steps"].as_array().expect("steps");
@@ -113,7 +113,7 @@ fn symbol_and_file_outline_over_mcp() {
             members.starts_with("[sample:")
                 && members.contains(" class Inventory (python/sample.py:31-73, outline)\nclass Inventory:\n")
                 && members.contains("] 39-44      class Full(Exception):\n[sample:")
-                && members.contains(r#"over the budget of 45: its header and members' signatures are shown; see a member with ctx_symbol {"name":"Inventory.Full","file":"python/sample.py"}, or pass "budget": "#)
+                && members.contains(r#"over the budget of 75: its header and members' signatures are shown; see a member with ctx_symbol {"name":"Inventory.Full","file":"python/sample.py"}, or pass "budget": "#)
                 && members.contains("\n[5 more members (lines 46-73) need \"budget\": "),
             "{mode}: {members}"
         );
