@@ -4,7 +4,7 @@
 use std::process::ExitCode;
 
 use super::{Cli, open};
-use crate::retrieve::symbol::{Candidate, SymbolAnswer, Window};
+use crate::retrieve::symbol::{Candidate, SymbolAnswer};
 use crate::retrieve::{Duplicate, Retriever};
 use crate::surface::mcp::tools::SymbolParams;
 use crate::surface::output::{Printer, sanitize};
@@ -52,55 +52,27 @@ pub(super) fn symbol(cli: &Cli, p: &Printer, args: &SymbolArgs) -> anyhow::Resul
         p.json(&w);
         return Ok(ExitCode::SUCCESS);
     }
-    if !w.members.is_empty() {
-        outline(p, &w);
-        return Ok(ExitCode::SUCCESS);
-    }
+    // A container over the budget is shown as its outline: its header, then
+    // one signature per member.
+    let outline = !w.members.is_empty();
+    let (lines, tag, text) = if outline {
+        (
+            w.symbol_lines,
+            ", outline",
+            format!("{}\n", w.text.trim_end()),
+        )
+    } else {
+        (w.lines, "", w.text.clone())
+    };
     p.text(&format!(
-        "{} {} {} ({}:{}-{})\n{}",
+        "{} {} {} ({}:{}-{}{tag})\n{}",
         p.accent(&format!("[{}]", w.id)),
         w.kind,
         sanitize(&w.symbol),
         sanitize(&w.doc),
-        w.lines[0],
-        w.lines[1],
-        sanitize(&w.text)
-    ));
-    if !w.duplicates.is_empty() {
-        p.note(&format!(
-            "the same code is also in {}",
-            Duplicate::list(&w.duplicates)
-        ));
-    }
-    if let Some(note) = &w.hint {
-        p.note(&format!("hint: {note}"));
-    }
-    if w.truncated {
-        // Past the cap, a larger --budget changes nothing.
-        let raise = if w.budget.clamped {
-            "raise max_budget in _ctx/ctx.toml"
-        } else {
-            "raise --budget"
-        };
-        p.note(&format!(
-            "window cut at line {} of {} by the budget of {} tokens; {raise}, or see the file's outline: ctx get {} --mode skeleton",
-            w.lines[1], w.wanted_to, w.budget.applied, w.doc
-        ));
-    }
-    Ok(ExitCode::SUCCESS)
-}
-
-/// A container over the budget: its header, then one signature per member.
-fn outline(p: &Printer, w: &Window) {
-    p.text(&format!(
-        "{} {} {} ({}:{}-{}, outline)\n{}\n",
-        p.accent(&format!("[{}]", w.id)),
-        w.kind,
-        sanitize(&w.symbol),
-        sanitize(&w.doc),
-        w.symbol_lines[0],
-        w.symbol_lines[1],
-        sanitize(w.text.trim_end())
+        lines[0],
+        lines[1],
+        sanitize(&text)
     ));
     for m in &w.members {
         p.text(&format!(
@@ -111,33 +83,38 @@ fn outline(p: &Printer, w: &Window) {
             sanitize(&m.signature)
         ));
     }
+    if !w.duplicates.is_empty() {
+        p.note(&format!(
+            "the same code is also in {}",
+            Duplicate::list(&w.duplicates)
+        ));
+    }
     if let Some(note) = &w.hint {
         p.note(&format!("hint: {note}"));
     }
+    // Past the cap, a larger --budget changes nothing.
     let raise = if w.budget.clamped {
         "raise max_budget in _ctx/ctx.toml".to_string()
-    } else {
+    } else if outline {
         format!("raise --budget to {}", w.full_token_est)
+    } else {
+        "raise --budget".to_string()
     };
-    p.note(&format!(
-        "the whole {} is ~{} tokens, over the budget of {}: its header and members' signatures are shown; see a member with ctx symbol {} --file {}, or {raise}",
-        w.kind,
-        w.full_token_est,
-        w.budget.applied,
-        w.members[0].symbol,
-        w.doc
-    ));
-    if let Some(more) = &w.more_members {
+    if outline {
         p.note(&format!(
-            "{} more {} (lines {}-{}) {} --budget {}",
-            more.count,
-            if more.count == 1 { "member" } else { "members" },
-            more.lines[0],
-            more.lines[1],
-            if more.count == 1 { "needs" } else { "need" },
-            more.budget_needed
+            "the whole {} is ~{} tokens, over the budget of {}: its header and members' signatures are shown; see a member with ctx symbol {} --file {}, or {raise}",
+            w.kind, w.full_token_est, w.budget.applied, w.members[0].symbol, w.doc
+        ));
+        if let Some(more) = &w.more_members {
+            p.note(&more.describe("--budget"));
+        }
+    } else if w.truncated {
+        p.note(&format!(
+            "window cut at line {} of {} by the budget of {} tokens; {raise}, or see the file's outline: ctx get {} --mode skeleton",
+            w.lines[1], w.wanted_to, w.budget.applied, w.doc
         ));
     }
+    Ok(ExitCode::SUCCESS)
 }
 
 /// The list to choose from when several symbols match.

@@ -494,15 +494,7 @@ fn render_members(w: &Window) -> String {
         }
     ));
     if let Some(more) = &w.more_members {
-        out.push_str(&format!(
-            "\n[{} more {} (lines {}-{}) {} \"budget\": {}]",
-            more.count,
-            if more.count == 1 { "member" } else { "members" },
-            more.lines[0],
-            more.lines[1],
-            if more.count == 1 { "needs" } else { "need" },
-            more.budget_needed
-        ));
+        out.push_str(&format!("\n[{}]", more.describe("\"budget\":")));
     }
     out
 }
