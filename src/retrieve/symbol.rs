@@ -7,7 +7,7 @@ use serde::Serialize;
 
 use super::fold::near_duplicate;
 use super::{Budget, Duplicate, Retriever};
-use crate::chunk::Chunk;
+use crate::chunk::{Chunk, id};
 use crate::error::{Error, Result};
 use crate::tokens;
 
@@ -139,30 +139,22 @@ impl Retriever {
     /// name first, then case-insensitive.
     pub fn symbol(&self, opts: &SymbolOptions) -> Result<SymbolAnswer> {
         let budget = Budget::new(opts.budget, opts.cap)?;
-        let last = canon(&opts.name)
-            .rsplit('.')
-            .next()
-            .unwrap_or("")
-            .to_string();
-        if last.is_empty() {
-            return Err(Error::Invalid(
-                "give a symbol name, e.g. `build` or `WalkBuilder::build`".into(),
-            ));
-        }
-        let pool = self.catalog.code_chunks_mentioning(&last)?;
         let file = opts.file.as_deref().map(|f| self.project_path(f));
         let file = file.as_deref();
-        let mut found = candidates(pool.clone(), &opts.name, file, false);
-        if found.is_empty() {
-            found = candidates(pool, &opts.name, file, true);
-        }
+        let mut found = self.select(opts.name.trim(), file)?;
         if found.len() > 1 {
             return Ok(SymbolAnswer::Choices(
                 found
                     .into_iter()
                     .map(|f| Candidate {
+                        // An impl block is told from the others by its header.
+                        symbol: match (f.kind.as_str(), &f.whole.symbol) {
+                            ("impl", Some(sym)) if !sym.signature.is_empty() => {
+                                sym.signature.clone()
+                            }
+                            _ => f.qualified,
+                        },
                         id: f.whole.id,
-                        symbol: f.qualified,
                         kind: f.kind,
                         doc: f.whole.doc,
                         lines: f.lines,
@@ -225,6 +217,59 @@ impl Retriever {
         window.token_est = count.value();
         window.truncated = window.lines[1] < wanted_to;
         Ok(SymbolAnswer::Window(Box::new(window)))
+    }
+
+    /// The symbols `name` stands for: a chunk ID (the symbol that chunk
+    /// belongs to), `impl Type` or `impl Trait for Type` (impl blocks only), or
+    /// a name or `Container::name` (exact first, then case-insensitive), in
+    /// `file` when given.
+    fn select(&self, name: &str, file: Option<&str>) -> Result<Vec<Found>> {
+        if id::parse(name).is_some() {
+            return self.select_by_id(name);
+        }
+        let (kinds, name) = match name.strip_prefix("impl ") {
+            Some(rest) => match rest.trim().split_once(" for ") {
+                Some((t, ty)) => (Kinds::Impls(Some(t.trim())), ty.trim()),
+                None => (Kinds::Impls(None), rest.trim()),
+            },
+            None => (Kinds::Definitions, name),
+        };
+        let last = canon(name).rsplit('.').next().unwrap_or("").to_string();
+        if last.is_empty() {
+            return Err(Error::Invalid(
+                "give a symbol name, e.g. `build`, `WalkBuilder::build`, `impl Iterator for Walk` or a chunk ID".into(),
+            ));
+        }
+        let pool = self.catalog.code_chunks_mentioning(&last)?;
+        let found = candidates(pool.clone(), name, file, false, kinds);
+        if !found.is_empty() {
+            return Ok(found);
+        }
+        Ok(candidates(pool, name, file, true, kinds))
+    }
+
+    /// The symbol whose chunk `id` is (a part of a split one, a method, an
+    /// impl block), whole.
+    fn select_by_id(&self, id: &str) -> Result<Vec<Found>> {
+        let (c, _) = self.lookup(id)?;
+        let Some(sym) = &c.symbol else {
+            return Err(Error::Invalid(format!(
+                "chunk `{id}` is not a code symbol (it is in `{}`, lines {}-{}); use `ctx get {id}` for its text",
+                c.doc, c.lines[0], c.lines[1]
+            )));
+        };
+        let pool = self.catalog.code_chunks_mentioning(&sym.name)?;
+        let found = candidates(pool, &sym.qualified, Some(&c.doc), false, Kinds::All);
+        Ok(found
+            .into_iter()
+            .filter(|f| {
+                f.whole.id == c.id
+                    || (f.kind == sym.kind
+                        && f.whole.lines[0] <= c.lines[0]
+                        && c.lines[1] <= f.lines[1].max(f.whole.lines[1]))
+            })
+            .take(1)
+            .collect())
     }
 
     /// Fills `w` with the outline of the container `f` when it has members:
@@ -343,7 +388,24 @@ fn canon(s: &str) -> String {
     s.replace("::", ".")
 }
 
-fn candidates(chunks: Vec<Chunk>, name: &str, file: Option<&str>, fold: bool) -> Vec<Found> {
+/// Which kinds of symbol a name selects.
+#[derive(Debug, Clone, Copy)]
+enum Kinds<'a> {
+    /// Definitions; impl blocks only when the name has no definition.
+    Definitions,
+    /// Impl blocks only, of this trait when given.
+    Impls(Option<&'a str>),
+    /// Every kind (a chunk asked for by ID).
+    All,
+}
+
+fn candidates(
+    chunks: Vec<Chunk>,
+    name: &str,
+    file: Option<&str>,
+    fold: bool,
+    kinds: Kinds<'_>,
+) -> Vec<Found> {
     let want = canon(name);
     let eq = |a: &str| {
         if fold {
@@ -360,6 +422,21 @@ fn candidates(chunks: Vec<Chunk>, name: &str, file: Option<&str>, fold: bool) ->
         let q = canon(&sym.qualified);
         if !(eq(&q) || eq(&sym.name)) {
             continue;
+        }
+        if let Kinds::Impls(of) = kinds {
+            let of_trait = |t: &str| {
+                let header = sym
+                    .signature
+                    .split_whitespace()
+                    .collect::<Vec<_>>()
+                    .join(" ");
+                [" ", ">", "::"]
+                    .iter()
+                    .any(|before| header.contains(&format!("{before}{t} for ")))
+            };
+            if sym.kind != "impl" || of.is_some_and(|t| !of_trait(t)) {
+                continue;
+            }
         }
         if let Some(f) = file
             && !(c.doc == f || c.doc.ends_with(&format!("/{f}")))
@@ -394,7 +471,7 @@ fn candidates(chunks: Vec<Chunk>, name: &str, file: Option<&str>, fold: bool) ->
     // `symbol Walk` means the type, not an `impl Walk {` header, whose
     // methods are symbols of their own; impl blocks answer only when no
     // definition of the name is indexed.
-    if found.iter().any(|f| f.kind != "impl") {
+    if matches!(kinds, Kinds::Definitions) && found.iter().any(|f| f.kind != "impl") {
         found.retain(|f| f.kind != "impl");
     }
     for f in &mut found {

@@ -12,7 +12,7 @@ use crate::surface::output::{Printer, sanitize};
 /// Arguments of `ctx symbol`.
 #[derive(Debug, clap::Args)]
 pub struct SymbolArgs {
-    /// `name`, or `Container::name` (`Container.name` works too).
+    /// `name`, `Container::name` (`Container.name` works too), `impl Type`, `impl Trait for Type`, or a chunk ID.
     pub name: String,
     /// Only symbols in this file (path relative to the project, or its end).
     #[arg(long)]
@@ -125,7 +125,7 @@ fn choices(p: &Printer, name: &str, found: &[Candidate]) {
     }
     let copies: usize = found.iter().map(|f| f.duplicates.len()).sum();
     p.text(&format!(
-        "{} symbols match `{}`{}; pick one with --file or a qualified name:\n",
+        "{} symbols match `{}`{}; pick one with --file, a qualified name or its ID:\n",
         found.len(),
         name,
         match copies {
@@ -136,12 +136,13 @@ fn choices(p: &Printer, name: &str, found: &[Candidate]) {
     ));
     for f in found.iter().take(20) {
         p.text(&format!(
-            "  {:<10} {}  {}:{}-{}\n",
+            "  {:<10} {}  {}:{}-{}  {}\n",
             f.kind,
             sanitize(&f.symbol),
             sanitize(&f.doc),
             f.lines[0],
-            f.lines[1]
+            f.lines[1],
+            p.accent(&f.id)
         ));
         if !f.duplicates.is_empty() {
             p.text(&format!(
@@ -150,5 +151,8 @@ fn choices(p: &Printer, name: &str, found: &[Candidate]) {
                 sanitize(&Duplicate::list(&f.duplicates))
             ));
         }
+    }
+    if found.len() > 20 {
+        p.text(&format!("  … and {} more\n", found.len() - 20));
     }
 }

@@ -501,13 +501,13 @@ fn render_members(w: &Window) -> String {
 
 fn render_choices(name: &str, found: &[Candidate]) -> String {
     let mut out = format!(
-        "{} symbols match `{name}`; call ctx_symbol again with \"file\" or a qualified name:",
+        "{} symbols match `{name}`; call ctx_symbol again with \"file\", a qualified name or its ID as \"name\":",
         found.len()
     );
     for c in found.iter().take(20) {
         out.push_str(&format!(
-            "\n  {} {}  {}:{}-{}",
-            c.kind, c.symbol, c.doc, c.lines[0], c.lines[1]
+            "\n  {} {}  {}:{}-{}  {}",
+            c.kind, c.symbol, c.doc, c.lines[0], c.lines[1], c.id
         ));
         if !c.duplicates.is_empty() {
             out.push_str(&format!(" (also in {})", Duplicate::list(&c.duplicates)));

@@ -42,7 +42,7 @@ fn symbol_lookup() {
     let s = candidate_list(&env, &["symbol", "--no-build", name]);
     assert!(
         s.contains(&format!(
-            "symbols match `{name}`; pick one with --file or a qualified name:"
+            "symbols match `{name}`; pick one with --file, a qualified name or its ID:"
         )),
         "{s}"
     );
@@ -135,7 +135,7 @@ fn symbol_copies_are_one_candidate() {
         )),
         "{s}"
     );
-    assert!(s.contains("  src/transport.js:2-4\n"), "{s}");
+    assert!(s.contains("  src/transport.js:2-4  transport:"), "{s}");
     assert!(
         s.contains("also in dist/esm/transport.js:2-12 (transport:"),
         "{s}"
@@ -364,4 +364,69 @@ fn a_constructor_does_not_make_its_class_ambiguous() {
         assert_eq!(out["kind"], kind, "{name}: {out}");
         assert_eq!(out["symbol"], qualified, "{name}: {out}");
     }
+}
+
+/// `impl Type` and `impl Trait for Type` name a Rust type's impl blocks
+/// (its bare name gives the definition); a chunk ID names the symbol the
+/// chunk belongs to; the list of candidates carries each one's ID.
+#[test]
+fn symbol_by_impl_header_and_by_id() {
+    let env = Env::code_and_docs();
+    let lines = |name: &str| {
+        let out = env.json(&["symbol", "--no-build", name]);
+        assert!(out.get("candidates").is_none(), "{name}: {out}");
+        (out["kind"].clone(), out["symbol_lines"].clone(), out)
+    };
+    assert_eq!(lines("Walk").0, "struct");
+    for (name, want) in [
+        ("impl Walk", [90, 125]),
+        ("impl Iterator for Walk", [90, 125]),
+        ("impl WalkBuilder", [23, 59]),
+        ("impl Filter for F", [202, 207]),
+    ] {
+        let (kind, got, out) = lines(name);
+        assert_eq!(kind, "impl", "{name}: {out}");
+        assert_eq!(got, serde_json::json!(want), "{name}: {out}");
+    }
+    env.ctx(&["symbol", "--no-build", "impl Display for Walk"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "error: no symbol `impl Display for Walk` in this pack",
+        ));
+
+    // By ID: a method's chunk, and the candidates' IDs in a list.
+    let (_, next_lines, next) = lines("Walk::next");
+    let id = next["id"].as_str().unwrap().to_string();
+    let (kind, by_id, out) = lines(&id);
+    assert_eq!(kind, "method", "{out}");
+    assert_eq!(by_id, next_lines, "{out}");
+    assert_eq!(out["symbol"], "Walk::next", "{out}");
+    let list = candidate_list(&env, &["symbol", "--no-build", "size"]);
+    let pack = env.json(&["symbol", "--no-build", "size"]);
+    for c in pack["candidates"].as_array().unwrap() {
+        let id = c["id"].as_str().unwrap();
+        assert!(list.contains(&format!("  {id}\n")), "{list}");
+        assert_eq!(lines(id).2["symbol"], c["symbol"], "{id}");
+    }
+
+    // An ID that is not code, or not in the pack, says so.
+    let doc = env.json(&["search", "--no-build", "--kind", "docs", "walk builder"]);
+    assert_eq!(doc["hits"][0]["doc"], "GUIDE.md", "{doc}");
+    let id = doc["hits"][0]["id"].as_str().unwrap();
+    env.ctx(&["symbol", "--no-build", id])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(format!(
+            "error: chunk `{id}` is not a code symbol (it is in `GUIDE.md`, lines "
+        )))
+        .stderr(predicate::str::contains(format!(
+            "use `ctx get {id}` for its text"
+        )));
+    env.ctx(&["symbol", "--no-build", "sample:0123456789"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "error: unknown chunk ID `sample:0123456789`",
+        ));
 }

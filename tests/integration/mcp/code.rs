@@ -39,6 +39,7 @@ fn symbol_and_file_outline_over_mcp() {
                     json!({"ids": ["sample.rs"], "mode": "skeleton", "budget": 150})
                 ),
                 call("ctx_symbol", json!({"name": "Inventory", "budget": 75})),
+                call("ctx_symbol", json!({"name": "impl Iterator for Walk"})),
             ]),
         );
         let steps = report["steps"].as_array().expect("steps");
@@ -116,6 +117,17 @@ fn symbol_and_file_outline_over_mcp() {
                 && members.contains(r#"over the budget of 75: its header and members' signatures are shown; see a member with ctx_symbol {"name":"Inventory.Full","file":"python/sample.py"}, or pass "budget": "#)
                 && members.contains("\n[5 more members (lines 46-73) need \"budget\": "),
             "{mode}: {members}"
+        );
+        // An impl block by its header; the list's IDs name candidates too.
+        assert_ok(&steps[10]);
+        assert_eq!(s(10)["symbol_lines"], json!([90, 125]), "{mode}");
+        assert!(
+            text(&steps[1], 0).contains(&format!(
+                "  {}",
+                s(1)["candidates"][0]["id"].as_str().unwrap_or("?")
+            )),
+            "{}",
+            text(&steps[1], 0)
         );
     }
 }
