@@ -8,6 +8,7 @@
 
 pub mod call;
 pub mod pool;
+pub mod render;
 mod schema;
 pub mod server;
 pub mod tools;

@@ -230,7 +230,7 @@ fn search(p: SearchParams, cx: &LocalContext) -> Result<Vec<Value>, String> {
     let result = r
         .search(&p.query, &p.options_in(PROXY_SET))
         .map_err(|e| e.to_string())?;
-    let mut out = crate::surface::mcp::call::render_search(&p.query, &result);
+    let mut out = crate::surface::mcp::render::render_search(&p.query, &result);
     if !result.hits.is_empty() {
         out.push_str("Read chunks with ctx_get {\"ids\": [\"…\"], \"mode\": \"excerpt\"}.\n");
     }
@@ -243,7 +243,7 @@ fn get(p: GetParams, cx: &LocalContext) -> Result<Vec<Value>, String> {
     // The answer must fit under the relay threshold too.
     options.budget = options.budget.min(cx.max_tokens.max(1));
     let result = r.get(&p.ids, &options).map_err(|e| e.to_string())?;
-    let out = crate::surface::mcp::call::render_get(&result);
+    let out = crate::surface::mcp::render::render_get(&result);
     Ok(vec![text(&out)])
 }
 

@@ -1,0 +1,297 @@
+//! The text a model reads for each tool's answer: compact blocks that say
+//! what was left out and the call that shows it. Programs read the same
+//! answers as `structuredContent`.
+
+use crate::relay::resolve;
+use crate::retrieve::symbol::{Candidate, Window};
+use crate::retrieve::{Duplicate, Evidence, GetResult, Omitted, SearchResult};
+
+/// Said when a search of the docs found nothing but boxed tool outputs match.
+const RELAY_HINT: &str =
+    "Boxed tool outputs match this query: call ctx_search with scope \"relay\" (or \"all\").";
+
+/// The text a model reads for a search (shared with the relay proxy's `ctx_search`).
+pub(crate) fn render_search(query: &str, r: &SearchResult) -> String {
+    if r.no_evidence {
+        let mut out = format!(
+            "No evidence in indexed context for: {query}\nSay the indexed docs do not cover it rather than guessing."
+        );
+        for note in r.note.iter().cloned().chain(r.absent_note()) {
+            out.push_str(&format!("\nNote: {note}."));
+        }
+        if !r.suggestions.is_empty() {
+            out.push_str("\nNearest headings (not answers):");
+            for s in &r.suggestions {
+                out.push_str(&format!(
+                    "\n  {}  {} ({})",
+                    s.id,
+                    s.title_path.join(" > "),
+                    s.doc
+                ));
+            }
+        }
+        if r.relay_matches > 0 {
+            out.push('\n');
+            out.push_str(RELAY_HINT);
+        }
+        return out;
+    }
+    let mut out = r
+        .absent_note()
+        .map(|n| format!("Note: {n}.\n"))
+        .unwrap_or_default();
+    for (i, h) in r.hits.iter().enumerate() {
+        // A hit inside a boxed tool output names its reference, so the model
+        // can resolve or pass it on.
+        let boxed = h
+            .boxed
+            .as_ref()
+            .map(|b| {
+                format!(
+                    ", boxed output {} start_line {} line_count {}",
+                    b.reference, b.start_line, b.line_count
+                )
+            })
+            .unwrap_or_default();
+        out.push_str(&format!(
+            "{}. {}  {} ({}:{}-{}, ~{} tokens{boxed})\n   {}\n",
+            i + 1,
+            h.id,
+            h.title_path.join(" > "),
+            h.doc,
+            h.lines[0],
+            h.lines[1],
+            h.token_est,
+            h.preview
+        ));
+        if !h.duplicates.is_empty() {
+            out.push_str(&format!("   also in {}\n", Duplicate::list(&h.duplicates)));
+        }
+    }
+    out
+}
+
+/// The text a model reads for fetched chunks (shared with the relay proxy).
+pub(crate) fn render_get(r: &GetResult) -> String {
+    let mut out = String::new();
+    let mut previous = None;
+    for c in &r.chunks {
+        if c.outline {
+            out.push_str(&c.outline_text(previous));
+            previous = Some(c);
+            continue;
+        }
+        previous = Some(c);
+        if let Some(old) = &c.replaces {
+            out.push_str(&format!(
+                "(`{old}` is stale: its section changed; this is the chunk now at the same heading)\n"
+            ));
+        }
+        out.push_str(&format!(
+            "[{}] {} ({}:{}-{}, ~{} tokens{})\n{}\n\n",
+            c.id,
+            c.title_path.join(" > "),
+            c.doc,
+            c.lines[0],
+            c.lines[1],
+            c.token_est,
+            if c.trimmed { ", trimmed" } else { "" },
+            c.text.trim_end()
+        ));
+    }
+    for line in Omitted::lines(&r.omitted) {
+        out.push_str(&line);
+        out.push('\n');
+    }
+    if let Some(h) = &r.hint {
+        // The library's hint speaks CLI (`--budget`, `--mode`); say it in arguments.
+        out.push_str(&format!(
+            "hint: {}\n",
+            h.replace("--budget", "budget").replace("--mode", "mode")
+        ));
+    }
+    out.trim_end().to_string()
+}
+
+pub(super) fn render_window(w: &Window) -> String {
+    if !w.members.is_empty() {
+        return render_members(w);
+    }
+    let mut out = format!(
+        "[{}] {} {} ({}:{}-{})\n{}",
+        w.id,
+        w.kind,
+        w.symbol,
+        w.doc,
+        w.lines[0],
+        w.lines[1],
+        w.text.trim_end()
+    );
+    if !w.duplicates.is_empty() {
+        out.push_str(&format!(
+            "\nThe same code is also in {}.",
+            Duplicate::list(&w.duplicates)
+        ));
+    }
+    if let Some(h) = &w.hint {
+        out.push_str(&format!("\nhint: {h}"));
+    }
+    if w.truncated {
+        out.push_str(&format!(
+            "\n[cut at line {} of {} by the budget of {} tokens{}; the file's outline: ctx_get {}]",
+            w.lines[1],
+            w.wanted_to,
+            w.budget.applied,
+            if w.budget.clamped {
+                " (the cap)"
+            } else {
+                "; pass a larger budget for the rest"
+            },
+            serde_json::json!({"ids": [w.doc], "mode": "skeleton"})
+        ));
+    }
+    out
+}
+
+/// A container over the budget: its header, then one signature per member.
+pub(super) fn render_members(w: &Window) -> String {
+    let mut out = format!(
+        "[{}] {} {} ({}:{}-{}, outline)\n{}",
+        w.id,
+        w.kind,
+        w.symbol,
+        w.doc,
+        w.symbol_lines[0],
+        w.symbol_lines[1],
+        w.text.trim_end()
+    );
+    for m in &w.members {
+        out.push_str(&format!(
+            "\n[{}] {}-{}  {}",
+            m.id, m.lines[0], m.lines[1], m.signature
+        ));
+    }
+    if let Some(h) = &w.hint {
+        out.push_str(&format!("\nhint: {h}"));
+    }
+    out.push_str(&format!(
+        "\n[the whole {} is ~{} tokens, over the budget of {}: its header and members' signatures are shown; see a member with ctx_symbol {}{}]",
+        w.kind,
+        w.full_token_est,
+        w.budget.applied,
+        serde_json::json!({"name": w.members[0].symbol, "file": w.doc}),
+        if w.budget.clamped {
+            String::new()
+        } else {
+            format!(", or pass \"budget\": {}", w.full_token_est)
+        }
+    ));
+    if let Some(more) = &w.more_members {
+        out.push_str(&format!("\n[{}]", more.describe("\"budget\":")));
+    }
+    out
+}
+
+pub(super) fn render_choices(name: &str, found: &[Candidate]) -> String {
+    let mut out = format!(
+        "{} symbols match `{name}`; call ctx_symbol again with \"file\", a qualified name or its ID as \"name\":",
+        found.len()
+    );
+    for c in found.iter().take(20) {
+        out.push_str(&format!(
+            "\n  {} {}  {}:{}-{}  {}",
+            c.kind, c.symbol, c.doc, c.lines[0], c.lines[1], c.id
+        ));
+        if !c.duplicates.is_empty() {
+            out.push_str(&format!(" (also in {})", Duplicate::list(&c.duplicates)));
+        }
+    }
+    if found.len() > 20 {
+        out.push_str(&format!("\n  … and {} more", found.len() - 20));
+    }
+    out
+}
+
+pub(super) fn render_evidence(ev: &Evidence) -> String {
+    let mut out = ev.render();
+    if let Some(h) = &ev.hint {
+        out.push_str(&format!("hint: {h}\n"));
+    }
+    if ev.no_evidence {
+        out.push_str("Say the indexed docs do not cover it rather than guessing.\n");
+        if let Some(s) = &ev.search {
+            for sug in &s.suggestions {
+                out.push_str(&format!(
+                    "  nearest heading: {}  {}\n",
+                    sug.id,
+                    sug.title_path.join(" > ")
+                ));
+            }
+            if s.relay_matches > 0 {
+                out.push_str(RELAY_HINT);
+                out.push('\n');
+            }
+        }
+    }
+    out.trim_end().to_string()
+}
+
+pub(super) fn render_grep(r: &resolve::GrepResult) -> String {
+    let mut out = format!("{}\n", r.header(None));
+    for m in &r.matches {
+        out.push_str(&m.render());
+    }
+    out.trim_end().to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn no_evidence_points_to_matching_boxed_outputs() {
+        let mut r = SearchResult {
+            hits: Vec::new(),
+            no_evidence: true,
+            coverage: 0.1,
+            suggestions: Vec::new(),
+            relay_matches: 0,
+            note: None,
+            absent: Vec::new(),
+        };
+        assert!(!render_search("q", &r).contains("scope \"relay\""));
+        r.relay_matches = 2;
+        let text = render_search("q", &r);
+        assert!(
+            text.ends_with("call ctx_search with scope \"relay\" (or \"all\")."),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn absent_words_are_named_with_or_without_hits() {
+        let r = SearchResult {
+            hits: Vec::new(),
+            no_evidence: true,
+            coverage: 0.4,
+            suggestions: Vec::new(),
+            relay_matches: 0,
+            note: None,
+            absent: vec!["jemalloc".into(), "PGO".into()],
+        };
+        let text = render_search("q", &r);
+        assert!(
+            text.contains("\nNote: no indexed text contains \"jemalloc\" or \"PGO\"."),
+            "{text}"
+        );
+        let r = SearchResult {
+            no_evidence: false,
+            ..r
+        };
+        assert!(
+            render_search("q", &r).starts_with("Note: no indexed text contains"),
+            "{}",
+            render_search("q", &r)
+        );
+    }
+}
