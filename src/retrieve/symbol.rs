@@ -135,8 +135,10 @@ pub enum SymbolAnswer {
 }
 
 impl Retriever {
-    /// The symbol called `opts.name`: exact match on the name or qualified
-    /// name first, then case-insensitive.
+    /// The symbol `opts.name` stands for (a name, `impl Trait for Type` or a
+    /// chunk ID; exact match first, then case-insensitive): its window
+    /// within the budget, its outline when it is a container over the budget,
+    /// or the candidates to choose from.
     pub fn symbol(&self, opts: &SymbolOptions) -> Result<SymbolAnswer> {
         let budget = Budget::new(opts.budget, opts.cap)?;
         let file = opts.file.as_deref().map(|f| self.project_path(f));
