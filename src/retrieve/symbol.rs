@@ -260,7 +260,13 @@ impl Retriever {
                 c.doc, c.lines[0], c.lines[1]
             )));
         };
-        let pool = self.catalog.code_chunks_mentioning(&sym.name)?;
+        // The chunk's own document holds the whole symbol: no need to scan
+        // every symbol of the pack for its name.
+        let mut pool = Vec::new();
+        self.catalog.for_each_chunk_of(&c.doc, |x| {
+            pool.push(x.clone());
+            Ok(())
+        })?;
         let found = candidates(pool, &sym.qualified, Some(&c.doc), false, Kinds::All);
         Ok(found
             .into_iter()
