@@ -9,6 +9,7 @@ pub mod get;
 pub mod preview;
 pub mod search;
 pub mod symbol;
+pub mod window;
 
 use std::cell::OnceCell;
 use std::sync::Arc;

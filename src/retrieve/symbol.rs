@@ -6,6 +6,7 @@
 use serde::Serialize;
 
 use super::fold::near_duplicate;
+use super::window::{self, Elided};
 use super::{Budget, Duplicate, Retriever};
 use crate::chunk::{Chunk, id};
 use crate::error::{Error, Result};
@@ -78,6 +79,9 @@ pub struct Window {
     /// Members the budget left out, after the last one in `members`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub more_members: Option<MoreMembers>,
+    /// Doc comment lines left out so the code fits (a `[…]` line in `text`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub elided: Option<Elided>,
     /// Budget asked and applied.
     pub budget: Budget,
     /// What to do about clamping, when the budget was over the cap.
@@ -196,6 +200,7 @@ impl Retriever {
             full_token_est,
             members: Vec::new(),
             more_members: None,
+            elided: None,
             hint: budget.clamp_note(),
             budget,
         };
@@ -205,18 +210,11 @@ impl Retriever {
         if full_token_est > budget.applied && self.outline_members(&f, &mut window)? {
             return Ok(SymbolAnswer::Window(Box::new(window)));
         }
-        let mut count = tokens::Running::default();
-        for row in wanted {
-            let mut longer = count;
-            longer.push(row);
-            if longer.value() > budget.applied {
-                break;
-            }
-            count = longer;
-            window.text.push_str(row);
-            window.lines[1] += 1;
-        }
-        window.token_est = count.value();
+        let cut = window::cut(wanted, first, f.lines[0], budget.applied);
+        window.text = cut.text;
+        window.lines[1] = cut.last;
+        window.token_est = cut.token_est;
+        window.elided = cut.elided;
         window.truncated = window.lines[1] < wanted_to;
         Ok(SymbolAnswer::Window(Box::new(window)))
     }

@@ -122,6 +122,37 @@ fn parse_json(args: &[&str], out: &Output) -> serde_json::Value {
     })
 }
 
+/// A Rust method whose doc comment (lines 4-18) is longer than its code
+/// (lines 19-25), for windows cut by a budget.
+pub const LEDGER_RS: &str = "\
+pub struct Ledger { entries: Vec<i64> }
+
+impl Ledger {
+    /// Sums the ledger's entries.
+    ///
+    /// Refunds are negative entries, so the total can be below zero.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let mut ledger = Ledger { entries: vec![] };
+    /// ledger.entries.push(5);
+    /// ledger.entries.push(-2);
+    ///
+    /// assert_eq!(ledger.total(), 3);
+    /// ```
+    ///
+    /// See also the audit trail, which keeps every entry ever booked.
+    pub fn total(&self) -> i64 {
+        let mut sum = 0;
+        for e in &self.entries {
+            sum += e;
+        }
+        sum
+    }
+}
+";
+
 /// The `ctx` binary with a clean environment for colour and roots.
 pub fn ctx() -> Command {
     let mut c = Command::cargo_bin("ctx").expect("ctx binary");

@@ -108,11 +108,24 @@ pub(super) fn symbol(cli: &Cli, p: &Printer, args: &SymbolArgs) -> anyhow::Resul
         if let Some(more) = &w.more_members {
             p.note(&more.describe("--budget"));
         }
-    } else if w.truncated {
-        p.note(&format!(
+    } else {
+        if let Some(e) = &w.elided {
+            let all = if w.budget.clamped {
+                "raise max_budget in _ctx/ctx.toml to see them".to_string()
+            } else {
+                format!("--budget {} shows everything", w.full_token_est)
+            };
+            p.note(&format!(
+                "doc comment lines {}-{} (~{} tokens) left out to show the code; {all}",
+                e.lines[0], e.lines[1], e.token_est
+            ));
+        }
+        if w.truncated {
+            p.note(&format!(
             "window cut at line {} of {} by the budget of {} tokens; {raise}, or see the file's outline: ctx get {} --mode skeleton",
             w.lines[1], w.wanted_to, w.budget.applied, w.doc
         ));
+        }
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -136,6 +136,19 @@ pub(super) fn render_window(w: &Window) -> String {
     if let Some(h) = &w.hint {
         out.push_str(&format!("\nhint: {h}"));
     }
+    if let Some(e) = &w.elided {
+        out.push_str(&format!(
+            "\n[doc comment lines {}-{} (~{} tokens) left out to show the code; {}]",
+            e.lines[0],
+            e.lines[1],
+            e.token_est,
+            if w.budget.clamped {
+                "the budget is at the cap".to_string()
+            } else {
+                format!("budget {} shows everything", w.full_token_est)
+            }
+        ));
+    }
     if w.truncated {
         out.push_str(&format!(
             "\n[cut at line {} of {} by the budget of {} tokens{}; the file's outline: ctx_get {}]",

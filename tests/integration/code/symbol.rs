@@ -3,7 +3,7 @@
 
 use predicates::prelude::*;
 
-use super::super::util::Env;
+use super::super::util::{Env, LEDGER_RS};
 use super::{candidate_list, code_env, compiled_copies};
 
 /// `ctx symbol`: the exact node with context, a list for ambiguous names, a
@@ -429,4 +429,62 @@ fn symbol_by_impl_header_and_by_id() {
         .stderr(predicate::str::contains(
             "error: unknown chunk ID `sample:0123456789`",
         ));
+}
+
+/// A method over the budget whose doc comment is longer than its code: the
+/// comment's first paragraph stays, the rest gives way to the code, and
+/// budget left after the code brings back whole paragraphs.
+#[test]
+fn a_long_doc_comment_gives_way_to_the_code() {
+    let env = Env::empty();
+    env.write("src/ledger.rs", LEDGER_RS);
+    let rows: Vec<&str> = LEDGER_RS.split_inclusive('\n').collect();
+    let code = rows[18..25].concat();
+    let whole = env.json(&["symbol", "Ledger::total"]);
+    assert_eq!(whole["text"], rows[3..25].concat(), "{whole}");
+    assert!(whole.get("elided").is_none(), "{whole}");
+    let full = whole["full_token_est"].as_u64().unwrap();
+
+    let summary = format!("    /// Sums the ledger's entries.\n    /// […]\n{code}");
+    let budget = ctx::tokens::estimate(&summary).to_string();
+    let out = env.json(&["symbol", "Ledger::total", "--budget", &budget]);
+    assert_eq!(out["text"], summary, "{out}");
+    assert_eq!(out["lines"], serde_json::json!([4, 25]), "{out}");
+    assert_eq!(out["truncated"], false, "{out}");
+    assert_eq!(out["elided"]["lines"], serde_json::json!([5, 18]), "{out}");
+    assert_eq!(
+        out["elided"]["token_est"].as_u64(),
+        Some(ctx::tokens::estimate(&rows[4..18].concat()) as u64),
+        "{out}"
+    );
+    env.ctx(&["symbol", "Ledger::total", "--budget", &budget])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains(
+            "    /// […]\n    pub fn total(&self) -> i64 {\n",
+        ))
+        .stderr(predicate::str::contains(format!(
+            "doc comment lines 5-18 (~{} tokens) left out to show the code; --budget {full} shows everything",
+            out["elided"]["token_est"]
+        )));
+
+    // Room for the second paragraph, not for the example: a paragraph at a
+    // time, never a heading alone or half a fenced block.
+    let two = format!("{}    /// […]\n{code}", rows[3..6].concat());
+    let budget = (ctx::tokens::estimate(&two) + 20).to_string();
+    let out = env.json(&["symbol", "Ledger::total", "--budget", &budget]);
+    assert_eq!(out["text"], two, "{out}");
+    assert_eq!(out["elided"]["lines"], serde_json::json!([7, 18]), "{out}");
+
+    // Too small even for the code: the summary, then as much code as fits.
+    let out = env.json(&["symbol", "Ledger::total", "--budget", "30"]);
+    let text = out["text"].as_str().unwrap();
+    assert!(
+        text.starts_with(
+            "    /// Sums the ledger's entries.\n    /// […]\n    pub fn total(&self) -> i64 {\n"
+        ),
+        "{out}"
+    );
+    assert_eq!(out["truncated"], true, "{out}");
+    assert!(out["token_est"].as_u64().unwrap() <= 30, "{out}");
 }

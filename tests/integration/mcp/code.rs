@@ -4,13 +4,21 @@
 
 use serde_json::{Value, json};
 
-use super::super::util::{Env, test_tools};
+use super::super::util::{Env, LEDGER_RS, test_tools};
 use super::harness::{assert_ok, assert_tool_error, call, pyclient, serve, text};
 
 #[test]
 fn symbol_and_file_outline_over_mcp() {
     test_tools();
     let env = Env::code_and_docs();
+    env.write("rust/ledger.rs", LEDGER_RS);
+    env.ctx(&["build", "-q"]).assert().success();
+    let rows: Vec<&str> = LEDGER_RS.split_inclusive('\n').collect();
+    let summary = format!(
+        "    /// Sums the ledger's entries.\n    /// […]\n{}",
+        rows[18..25].concat()
+    );
+    let budget = ctx::tokens::estimate(&summary);
     let command = serve(&env);
     for mode in ["legacy", "2026-07-28"] {
         let report = pyclient(
@@ -40,6 +48,10 @@ fn symbol_and_file_outline_over_mcp() {
                 ),
                 call("ctx_symbol", json!({"name": "Inventory", "budget": 75})),
                 call("ctx_symbol", json!({"name": "impl Iterator for Walk"})),
+                call(
+                    "ctx_symbol",
+                    json!({"name": "Ledger::total", "budget": budget})
+                ),
             ]),
         );
         let steps = report["steps"].as_array().expect("steps");
@@ -117,6 +129,19 @@ fn symbol_and_file_outline_over_mcp() {
                 && members.contains(r#"over the budget of 75: its header and members' signatures are shown; see a member with ctx_symbol {"name":"Inventory.Full","file":"python/sample.py"}, or pass "budget": "#)
                 && members.contains("\n[5 more members (lines 46-73) need \"budget\": "),
             "{mode}: {members}"
+        );
+        // A long doc comment gives way to the code, and the text says so.
+        assert_ok(&steps[11]);
+        assert_eq!(s(11)["elided"]["lines"], json!([5, 18]), "{mode}");
+        let window = text(&steps[11], 0);
+        assert!(
+            window.contains(&summary)
+                && window.contains(&format!(
+                    "[doc comment lines 5-18 (~{} tokens) left out to show the code; budget {} shows everything]",
+                    s(11)["elided"]["token_est"],
+                    s(11)["full_token_est"]
+                )),
+            "{mode}: {window}"
         );
         // An impl block by its header; the list's IDs name candidates too.
         assert_ok(&steps[10]);
