@@ -89,6 +89,18 @@ pub struct Window {
     pub hint: Option<String>,
 }
 
+impl Window {
+    /// "method Walk::next", or an impl block's header alone
+    /// (`impl Iterator for Walk`), which already says what it is.
+    pub fn label(&self) -> String {
+        if self.symbol.starts_with(&format!("{} ", self.kind)) {
+            self.symbol.clone()
+        } else {
+            format!("{} {}", self.kind, self.symbol)
+        }
+    }
+}
+
 /// A member of a container shown as its outline.
 #[derive(Debug, Clone, Serialize)]
 pub struct Member {
@@ -153,13 +165,7 @@ impl Retriever {
                 found
                     .into_iter()
                     .map(|f| Candidate {
-                        // An impl block is told from the others by its header.
-                        symbol: match (f.kind.as_str(), &f.whole.symbol) {
-                            ("impl", Some(sym)) if !sym.signature.is_empty() => {
-                                sym.signature.clone()
-                            }
-                            _ => f.qualified,
-                        },
+                        symbol: f.shown_name(),
                         id: f.whole.id,
                         kind: f.kind,
                         doc: f.whole.doc,
@@ -187,7 +193,7 @@ impl Retriever {
         let full_token_est = tokens::estimate(&wanted.concat());
         let mut window = Window {
             id: f.whole.id.clone(),
-            symbol: f.qualified.clone(),
+            symbol: f.shown_name(),
             kind: f.kind.clone(),
             doc: f.whole.doc.clone(),
             symbol_lines: f.lines,
@@ -370,6 +376,17 @@ struct Found {
     whole: Chunk,
     /// The same code at other places (a package's `dist/cjs` and `dist/esm`).
     copies: Vec<Duplicate>,
+}
+
+impl Found {
+    /// Its qualified name, or for an impl block its header
+    /// (`impl Iterator for Walk`), which tells it from the type's other blocks.
+    fn shown_name(&self) -> String {
+        match (self.kind.as_str(), &self.whole.symbol) {
+            ("impl", Some(sym)) if !sym.signature.is_empty() => sym.signature.clone(),
+            _ => self.qualified.clone(),
+        }
+    }
 }
 
 /// Folds each candidate that copies an earlier one into it (search's rule

@@ -65,10 +65,9 @@ pub(super) fn symbol(cli: &Cli, p: &Printer, args: &SymbolArgs) -> anyhow::Resul
         (w.lines, "", w.text.clone())
     };
     p.text(&format!(
-        "{} {} {} ({}:{}-{}{tag})\n{}",
+        "{} {} ({}:{}-{}{tag})\n{}",
         p.accent(&format!("[{}]", w.id)),
-        w.kind,
-        sanitize(&w.symbol),
+        sanitize(&w.label()),
         sanitize(&w.doc),
         lines[0],
         lines[1],

@@ -118,10 +118,9 @@ pub(super) fn render_window(w: &Window) -> String {
         return render_members(w);
     }
     let mut out = format!(
-        "[{}] {} {} ({}:{}-{})\n{}",
+        "[{}] {} ({}:{}-{})\n{}",
         w.id,
-        w.kind,
-        w.symbol,
+        w.label(),
         w.doc,
         w.lines[0],
         w.lines[1],
@@ -169,10 +168,9 @@ pub(super) fn render_window(w: &Window) -> String {
 /// A container over the budget: its header, then one signature per member.
 pub(super) fn render_members(w: &Window) -> String {
     let mut out = format!(
-        "[{}] {} {} ({}:{}-{}, outline)\n{}",
+        "[{}] {} ({}:{}-{}, outline)\n{}",
         w.id,
-        w.kind,
-        w.symbol,
+        w.label(),
         w.doc,
         w.symbol_lines[0],
         w.symbol_lines[1],

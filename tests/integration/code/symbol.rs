@@ -388,6 +388,17 @@ fn symbol_by_impl_header_and_by_id() {
         assert_eq!(kind, "impl", "{name}: {out}");
         assert_eq!(got, serde_json::json!(want), "{name}: {out}");
     }
+    // A block is named by its header, which tells it from the type's others.
+    assert_eq!(
+        lines("impl Iterator for Walk").2["symbol"],
+        "impl Iterator for Walk"
+    );
+    env.ctx(&["symbol", "--no-build", "impl Iterator for Walk"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains(
+            "] impl Iterator for Walk (rust/sample.rs:90-125)\nimpl Iterator for Walk {\n",
+        ));
     env.ctx(&["symbol", "--no-build", "impl Display for Walk"])
         .assert()
         .code(2)
