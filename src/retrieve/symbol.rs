@@ -183,9 +183,15 @@ impl Retriever {
                 opts.name
             )));
         };
-        let path = self.seg.root.join(&f.whole.doc);
-        let source =
-            std::fs::read_to_string(&path).map_err(|e| Error::io("cannot read", &path, e))?;
+        // The file as the pack last saw it (a code file's chunks tile it
+        // verbatim), not as it is on disk now: the symbol's lines are the
+        // pack's, and a pack answers without its sources (`--no-build` after
+        // an edit, a pack built elsewhere).
+        let mut source = String::new();
+        self.catalog.for_each_chunk_of(&f.whole.doc, |c| {
+            source.push_str(&c.text);
+            Ok(())
+        })?;
         let rows: Vec<&str> = source.split_inclusive('\n').collect();
         let first = f.lines[0].saturating_sub(opts.context_lines).max(1);
         let wanted_to = (f.lines[1] + opts.context_lines).min(rows.len());

@@ -499,3 +499,28 @@ fn a_long_doc_comment_gives_way_to_the_code() {
     assert_eq!(out["truncated"], true, "{out}");
     assert!(out["token_est"].as_u64().unwrap() <= 30, "{out}");
 }
+
+/// A symbol's window is the file as the pack last saw it: its lines and text
+/// agree after an edit under `--no-build`, and the pack answers without its
+/// sources; a refresh moves the window with the edit.
+#[test]
+fn a_window_is_the_packs_snapshot_of_the_file() {
+    let env = Env::empty();
+    let before = "pub fn alpha() -> u32 {\n    1\n}\n\npub fn beta() -> u32 {\n    2\n}\n";
+    env.write("src/lib.rs", before);
+    env.ctx(&["build", "-q"]).assert().success();
+    let beta = "pub fn beta() -> u32 {\n    2\n}\n";
+    env.write("src/lib.rs", format!("// one\n// two\n{before}"));
+    let out = env.json(&["symbol", "beta", "--no-build"]);
+    assert_eq!(out["lines"], serde_json::json!([5, 7]), "{out}");
+    assert_eq!(out["text"], beta, "{out}");
+
+    std::fs::remove_dir_all(env.path().join("src")).unwrap();
+    let out = env.json(&["symbol", "beta", "--no-build"]);
+    assert_eq!(out["text"], beta, "{out}");
+
+    env.write("src/lib.rs", format!("// one\n// two\n{before}"));
+    let out = env.json(&["symbol", "beta"]);
+    assert_eq!(out["lines"], serde_json::json!([7, 9]), "{out}");
+    assert_eq!(out["text"], beta, "{out}");
+}
