@@ -199,3 +199,39 @@ fn deleted_records_are_merged_away() {
     let r = env.json(&["search", "--no-build", "text of file 3", "-k", "1"]);
     assert_eq!(r["hits"][0]["doc"], "doc03.md", "{r}");
 }
+
+/// The build's summary line: what changed, and a throughput only where one
+/// means something (files were read, a megabyte or more).
+#[test]
+fn build_summary_names_a_rate_only_when_it_means_something() {
+    let env = Env::fixture("demo");
+    let line = |env: &Env| {
+        let out = env
+            .ctx(&["build"])
+            .assert()
+            .success()
+            .get_output()
+            .stdout
+            .clone();
+        String::from_utf8(out).expect("UTF-8")
+    };
+    let first = line(&env);
+    assert!(
+        first.starts_with("built ") && first.contains(" changed, 0 removed (full rebuild) in "),
+        "{first}"
+    );
+    assert!(!first.contains("MB/s"), "{first}");
+    let again = line(&env);
+    assert!(
+        again.contains("; up to date in ") && !again.contains("MB/s"),
+        "{again}"
+    );
+    // A megabyte and more of changed text gets its rate.
+    let para = "Words about marmalade, quokkas and lock files, repeated for size.\n\n";
+    env.write("docs/big.md", format!("# Big\n\n{}", para.repeat(16_000)));
+    let big = line(&env);
+    assert!(
+        big.contains("1 changed, 0 removed in ") && big.trim_end().ends_with(" MB/s)"),
+        "{big}"
+    );
+}

@@ -113,7 +113,7 @@ fn print_report(p: &Printer, seg: &Segment, r: &BuildReport) {
         )
     };
     p.text(&format!(
-        "{} {}: {} files, {} chunks, ~{} tokens, {} warnings; {} in {:.2}s ({:.1} MB/s)\n",
+        "{} {}: {} files, {} chunks, ~{} tokens, {} warnings; {} in {:.2}s{}\n",
         p.accent("built"),
         sanitize(&seg.root.display().to_string()),
         r.files,
@@ -122,7 +122,12 @@ fn print_report(p: &Printer, seg: &Segment, r: &BuildReport) {
         r.warnings.len(),
         what,
         r.seconds,
-        mb_per_s(r)
+        // A rate over a few kilobytes, or over nothing read, says nothing.
+        if r.changed == 0 || r.bytes < 1_000_000 {
+            String::new()
+        } else {
+            format!(" ({:.1} MB/s)", mb_per_s(r))
+        }
     ));
 }
 
