@@ -216,7 +216,14 @@ pub(super) fn eval(cli: &Cli, p: &Printer, args: &EvalArgs) -> anyhow::Result<Ex
                     .hits
                     .iter()
                     .take(3)
-                    .map(|h| format!("{} > {}", h.doc, h.title_path.join(" > ")))
+                    .map(|h| {
+                        // A code chunk's path starts with its file, already named.
+                        let path = match h.title_path.split_first() {
+                            Some((file, rest)) if *file == h.doc => rest,
+                            _ => &h.title_path[..],
+                        };
+                        format!("{} > {}", h.doc, path.join(" > "))
+                    })
                     .collect();
                 let absent = if o.absent.is_empty() {
                     String::new()

@@ -442,3 +442,23 @@ fn compiled_copies_fold_into_one_hit() {
     let m = env.json(&["eval", queries.to_str().unwrap()]);
     assert_eq!(m["hit_at_5"], 1.0, "{m}");
 }
+
+/// `ctx eval --details` lists each miss with its query and the top hits,
+/// a code hit named by its file once, then its containers and symbol.
+#[test]
+fn eval_details_name_the_misses() {
+    let env = Env::code_and_docs();
+    let miss = serde_json::json!({"qid": "m1", "query": "consume the builder settings and return the walk", "kind": "question",
+        "targets": [{"file": "rust/sample.rs", "symbol": "Nope"}]});
+    env.write("q.jsonl", format!("{miss}\n"));
+    let queries = env.path().join("q.jsonl");
+    env.ctx(&["eval", queries.to_str().unwrap(), "--details"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains(
+            "MISS m1 [question] cov ",
+        ))
+        .stdout(predicate::str::contains(
+            "\"consume the builder settings and return the walk\"\n  top: rust/sample.rs > WalkBuilder > build | ",
+        ));
+}
