@@ -17,23 +17,43 @@ use tantivy::{DocAddress, DocId, Score, SegmentOrdinal, SegmentReader};
 use super::signals;
 
 /// Score multipliers for the [`signals`] flags of a chunk. Each is at most 1,
-/// which is what lets [`PriorTop`] skip the flag lookup of a losing chunk.
+/// which is what lets [`PriorTop`] skip the flag lookup of a losing chunk;
+/// only `exact` is above 1, for chunks known before scoring.
 #[derive(Debug, Clone, Copy)]
 pub(super) struct Priors {
     pub test: f32,
     pub example: f32,
     pub thin: f32,
     pub glue: f32,
+    /// A chunk whose name is the whole query.
+    pub exact: f32,
+    /// Whether tests and examples among those chunks are demoted (when one
+    /// of them is neither).
+    pub exact_demoted: bool,
 }
 
 impl Priors {
     /// The factor of a chunk with `flags`. A chunk the query names keeps its
     /// full score as a test, example or thin method: whoever types a test's or
     /// a setter's name wants that one. A container's bare opening does not, as
-    /// its members and its definition carry the same name with content.
-    fn factor(&self, flags: u64, named: bool) -> f32 {
+    /// its members and its definition carry the same name with content. A
+    /// chunk whose name is the whole query gets the `exact` factor (above 1),
+    /// and as a test or example its demotion when a chunk of that name is
+    /// neither, so the definition comes before its test.
+    fn factor(&self, flags: u64, named: bool, exact: bool) -> f32 {
         let mut f = 1.0;
-        if !named {
+        if exact {
+            f *= self.exact;
+            if !self.exact_demoted {
+                return f;
+            }
+            if flags & signals::TEST != 0 {
+                f *= self.test;
+            }
+            if flags & signals::EXAMPLE != 0 {
+                f *= self.example;
+            }
+        } else if !named {
             if flags & signals::TEST != 0 {
                 f *= self.test;
             }
@@ -58,6 +78,8 @@ pub(super) struct PriorTop {
     pub priors: Priors,
     /// Chunks the query names (see [`Priors::factor`]), by segment ordinal.
     pub named: Vec<HashSet<DocId>>,
+    /// Chunks whose name is the whole query, by segment ordinal.
+    pub exact: Vec<HashSet<DocId>>,
 }
 
 /// [`PriorTop`] over one segment.
@@ -68,6 +90,8 @@ pub(super) struct PriorTopSegment {
     segment: SegmentOrdinal,
     /// The named chunks of this segment.
     named: HashSet<DocId>,
+    /// The chunks of this segment whose name is the whole query.
+    exact: HashSet<DocId>,
 }
 
 impl Collector for PriorTop {
@@ -91,6 +115,11 @@ impl Collector for PriorTop {
             segment,
             named: self
                 .named
+                .get(segment as usize)
+                .cloned()
+                .unwrap_or_default(),
+            exact: self
+                .exact
                 .get(segment as usize)
                 .cloned()
                 .unwrap_or_default(),
@@ -121,10 +150,12 @@ impl SegmentCollector for PriorTopSegment {
     type Fruit = Vec<(Score, DocAddress)>;
 
     fn collect(&mut self, doc: DocId, score: Score) {
-        // Scores are non-negative and factors at most 1: a score the buffer
-        // rejects as it is cannot pass once multiplied (`push` rejects at or
-        // below the threshold, so this skips nothing it would keep).
-        if self.top.threshold.is_some_and(|t| score <= t) {
+        // Scores are non-negative and factors at most 1 but for exact names:
+        // any other score the buffer rejects as it is cannot pass once
+        // multiplied (`push` rejects at or below the threshold, so this skips
+        // nothing it would keep).
+        let exact = self.exact.contains(&doc);
+        if !exact && self.top.threshold.is_some_and(|t| score <= t) {
             return;
         }
         let score = match &self.flags {
@@ -132,7 +163,7 @@ impl SegmentCollector for PriorTopSegment {
                 score
                     * self
                         .priors
-                        .factor(col.get_val(doc), self.named.contains(&doc))
+                        .factor(col.get_val(doc), self.named.contains(&doc), exact)
             }
             None => score,
         };

@@ -97,6 +97,18 @@ pub(super) fn strip_question_words(query: &str) -> String {
     out
 }
 
+/// The one name `query` is, when it is nothing else: its words (question
+/// words aside, at most [`NAME_WORDS`]) joined as a [`super::name_key`]
+/// (`WalkBuilder::build`, "where is max_filesize", "walk builder").
+pub(super) fn exact_name_key(query: &str) -> Option<String> {
+    let words: Vec<&str> = query
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty() && !is_question_word(w))
+        .collect();
+    let key = super::name_key(&words.concat());
+    (words.len() <= NAME_WORDS && key.chars().count() >= 2).then_some(key)
+}
+
 /// The names `query` can mean: its runs of up to [`NAME_WORDS`]
 /// consecutive words, joined, against each symbol's bare and qualified
 /// [`super::name_key`] ("should descend" names `should_descend`). A run
@@ -154,6 +166,29 @@ pub(super) fn analyze_query(
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn the_exact_name_of_a_query_is_all_its_words() {
+        assert_eq!(
+            exact_name_key("WalkBuilder::build").as_deref(),
+            Some("walkbuilderbuild")
+        );
+        assert_eq!(
+            exact_name_key("where is max_filesize?").as_deref(),
+            Some("maxfilesize")
+        );
+        assert_eq!(
+            exact_name_key("walk builder").as_deref(),
+            Some("walkbuilder")
+        );
+        // A sentence is no name, nor is one letter.
+        assert_eq!(
+            exact_name_key("how are ignore files above the root loaded"),
+            None
+        );
+        assert_eq!(exact_name_key("x"), None);
+    }
+
     use super::*;
     use crate::index::tokenizer;
 

@@ -462,3 +462,71 @@ fn eval_details_name_the_misses() {
             "\"consume the builder settings and return the walk\"\n  top: rust/sample.rs > WalkBuilder > build | ",
         ));
 }
+
+/// A query that is a symbol's name looks that symbol up: it comes before a
+/// neighbour that uses the name's words more often, and before a test of the
+/// same name; a test's own qualified name still finds the test first.
+#[test]
+fn a_query_that_is_a_name_finds_that_symbol_first() {
+    let env = Env::empty();
+    env.write("src/walk.rs", EXACT_NAMES_RS);
+    let first = |q: &str| {
+        let r = env.json(&["search", q, "-k", "3"]);
+        r["hits"][0]["title_path"].clone()
+    };
+    assert_eq!(
+        first("WalkBuilder::build"),
+        serde_json::json!(["src/walk.rs", "WalkBuilder", "build"])
+    );
+    assert_eq!(
+        first("max_filesize"),
+        serde_json::json!(["src/walk.rs", "WalkBuilder", "max_filesize"])
+    );
+    assert_eq!(
+        first("tests::max_filesize"),
+        serde_json::json!(["src/walk.rs", "tests", "max_filesize"])
+    );
+    // A question about what the words mean is not a lookup.
+    assert_eq!(
+        first("which matchers does the walk builder build before walking")[2],
+        "build_matchers"
+    );
+}
+
+/// `build_matchers` says "build" and "walk builder" more often than
+/// `WalkBuilder::build`, and a test is named like a setter.
+const EXACT_NAMES_RS: &str = "\
+pub struct WalkBuilder {
+    depth: usize,
+}
+
+impl WalkBuilder {
+    /// Builds the matchers the walk builder needs: build each matcher, build
+    /// the globs, build the overrides, then build the walk builder's ignores.
+    fn build_matchers(&self) -> Vec<String> {
+        let build = vec![\"build\".to_string(), \"walk\".to_string(), \"builder\".to_string()];
+        build
+    }
+
+    pub fn build(&self) -> usize {
+        self.depth
+    }
+
+    pub fn max_filesize(&mut self, limit: u64) -> &mut Self {
+        let _ = limit;
+        self
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn max_filesize() {
+        let mut b = super::WalkBuilder { depth: 1 };
+        // max filesize: a max filesize of 10, then a max filesize of 20.
+        b.max_filesize(10);
+        b.max_filesize(20);
+        assert_eq!(b.build(), 1);
+    }
+}
+";
