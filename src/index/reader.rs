@@ -90,7 +90,8 @@ const GLUE_FACTOR: f32 = 0.3;
 /// A chunk whose name is the whole query (`WalkBuilder::build`, `max_filesize`)
 /// is looked up, not searched for: it outranks a neighbour that merely uses
 /// the name's words more often (`build_matchers`), and a test or an example of
-/// the same name keeps its demotion. 1.5 to 3 give the same figures on the
+/// the same name keeps its demotion when a chunk of that name is neither
+/// (`any_primary`). 1.5 to 3 give the same figures on the
 /// five code sets (`ignore` MRR 0.690 → 0.699, every other figure unchanged);
 /// prose packs have no names.
 const EXACT_FACTOR: f32 = 2.0;

@@ -187,11 +187,12 @@ impl Retriever {
         // verbatim), not as it is on disk now: the symbol's lines are the
         // pack's, and a pack answers without its sources (`--no-build` after
         // an edit, a pack built elsewhere).
-        let mut source = String::new();
+        let mut chunks = Vec::new();
         self.catalog.for_each_chunk_of(&f.whole.doc, |c| {
-            source.push_str(&c.text);
+            chunks.push(c.clone());
             Ok(())
         })?;
+        let source: String = chunks.iter().map(|c| c.text.as_str()).collect();
         let rows: Vec<&str> = source.split_inclusive('\n').collect();
         let first = f.lines[0].saturating_sub(opts.context_lines).max(1);
         let wanted_to = (f.lines[1] + opts.context_lines).min(rows.len());
@@ -219,7 +220,7 @@ impl Retriever {
         // A container over the budget is shown as its outline (its header,
         // then one signature per member): its first screenful would name
         // only the first few members.
-        if full_token_est > budget.applied && self.outline_members(&f, &mut window)? {
+        if full_token_est > budget.applied && outline_members(&f, &chunks, &mut window) {
             return Ok(SymbolAnswer::Window(Box::new(window)));
         }
         let cut = window::cut(wanted, first, f.lines[0], budget.applied);
@@ -289,87 +290,87 @@ impl Retriever {
             .take(1)
             .collect())
     }
+}
 
-    /// Fills `w` with the outline of the container `f` when it has members:
-    /// its header's skeleton, then its members' signatures in file order while
-    /// the budget lasts. False when `f` has no members (a long function).
-    fn outline_members(&self, f: &Found, w: &mut Window) -> Result<bool> {
-        let [from, to] = f.lines;
-        // Each member with its own lines (a chunk starts with the gap before it).
-        let mut members: Vec<(Chunk, [usize; 2])> = Vec::new();
-        self.catalog.for_each_chunk_of(&f.whole.doc, |c| {
-            let Some(sym) = &c.symbol else {
-                return Ok(());
-            };
-            let [a, b] = sym.lines.unwrap_or(c.lines);
-            let later_part = c.part.is_some_and(|[i, _]| i > 1);
-            if c.id != f.whole.id && !later_part && a > from && b <= to {
-                members.push((c.clone(), [a, b]));
-            }
-            Ok(())
-        })?;
-        if members.is_empty() {
-            return Ok(false);
-        }
-        let signatures: Vec<String> = members
-            .iter()
-            .map(|(c, _)| super::get::outline_line(c))
-            .collect();
-        // Each member is shown with its ID and lines, which count too.
-        let costs: Vec<usize> = members
-            .iter()
-            .zip(&signatures)
-            .map(|((c, lines), s)| tokens::estimate(s) + super::get::label_cost(&c.id, *lines))
-            .collect();
-        let all_members: usize = costs.iter().sum();
-        // The header as written (fields, attributes) when it fits with every
-        // member; its skeleton otherwise, so that the budget named for the
-        // members left out is the one that shows them.
-        let raw = super::get::without_blank_start(f.whole.text.trim_end()).to_string() + "\n";
-        let header = if tokens::estimate(&raw) + all_members <= w.budget.applied {
-            raw
-        } else {
-            super::get::skeleton(&f.whole)
+/// Fills `w` with the outline of the container `f` when it has members:
+/// its header's skeleton, then its members' signatures in file order while
+/// the budget lasts, from `chunks`, its document's. False when `f` has no
+/// members (a long function).
+fn outline_members(f: &Found, chunks: &[Chunk], w: &mut Window) -> bool {
+    let [from, to] = f.lines;
+    // Each member with its own lines (a chunk starts with the gap before it).
+    let mut members: Vec<(Chunk, [usize; 2])> = Vec::new();
+    for c in chunks {
+        let Some(sym) = &c.symbol else {
+            continue;
         };
-        let mut used = tokens::estimate(&header);
-        let mut shown = Vec::new();
-        let mut short = 0;
-        for (((c, lines), signature), est) in members.iter().zip(signatures).zip(costs) {
-            if short == 0 && used + est <= w.budget.applied {
-                used += est;
-                shown.push(Member {
-                    id: c.id.clone(),
-                    symbol: c
-                        .symbol
-                        .as_ref()
-                        .map(|s| s.qualified.clone())
-                        .unwrap_or_default(),
-                    lines: *lines,
-                    signature,
-                });
-            } else {
-                // Members are shown in file order: after the first that
-                // does not fit, none is.
-                short += est;
-            }
+        let [a, b] = sym.lines.unwrap_or(c.lines);
+        let later_part = c.part.is_some_and(|[i, _]| i > 1);
+        if c.id != f.whole.id && !later_part && a > from && b <= to {
+            members.push((c.clone(), [a, b]));
         }
-        // No member fits next to the header: the plain window says more.
-        if shown.is_empty() {
-            return Ok(false);
-        }
-        let end = members[0].1[0].saturating_sub(1).max(from);
-        w.lines = [from, end.min(f.whole.lines[1]).max(from)];
-        w.text = header;
-        w.truncated = true;
-        w.token_est = used;
-        w.more_members = members.get(shown.len()).map(|(_, lines)| MoreMembers {
-            count: members.len() - shown.len(),
-            lines: [lines[0], to],
-            budget_needed: used + short,
-        });
-        w.members = shown;
-        Ok(true)
     }
+    if members.is_empty() {
+        return false;
+    }
+    let signatures: Vec<String> = members
+        .iter()
+        .map(|(c, _)| super::get::outline_line(c))
+        .collect();
+    // Each member is shown with its ID and lines, which count too.
+    let costs: Vec<usize> = members
+        .iter()
+        .zip(&signatures)
+        .map(|((c, lines), s)| tokens::estimate(s) + super::get::label_cost(&c.id, *lines))
+        .collect();
+    let all_members: usize = costs.iter().sum();
+    // The header as written (fields, attributes) when it fits with every
+    // member; its skeleton otherwise, so that the budget named for the
+    // members left out is the one that shows them.
+    let raw = super::get::without_blank_start(f.whole.text.trim_end()).to_string() + "\n";
+    let header = if tokens::estimate(&raw) + all_members <= w.budget.applied {
+        raw
+    } else {
+        super::get::skeleton(&f.whole)
+    };
+    let mut used = tokens::estimate(&header);
+    let mut shown = Vec::new();
+    let mut short = 0;
+    for (((c, lines), signature), est) in members.iter().zip(signatures).zip(costs) {
+        if short == 0 && used + est <= w.budget.applied {
+            used += est;
+            shown.push(Member {
+                id: c.id.clone(),
+                symbol: c
+                    .symbol
+                    .as_ref()
+                    .map(|s| s.qualified.clone())
+                    .unwrap_or_default(),
+                lines: *lines,
+                signature,
+            });
+        } else {
+            // Members are shown in file order: after the first that
+            // does not fit, none is.
+            short += est;
+        }
+    }
+    // No member fits next to the header: the plain window says more.
+    if shown.is_empty() {
+        return false;
+    }
+    let end = members[0].1[0].saturating_sub(1).max(from);
+    w.lines = [from, end.min(f.whole.lines[1]).max(from)];
+    w.text = header;
+    w.truncated = true;
+    w.token_est = used;
+    w.more_members = members.get(shown.len()).map(|(_, lines)| MoreMembers {
+        count: members.len() - shown.len(),
+        lines: [lines[0], to],
+        budget_needed: used + short,
+    });
+    w.members = shown;
+    true
 }
 
 /// One symbol: its chunks (several when it was split into parts).
