@@ -189,7 +189,8 @@ fn marker_line(row: &str) -> String {
     } else {
         indent
     };
-    format!("{indent}{marker} […]\n")
+    let eol = if row.ends_with("\r\n") { "\r\n" } else { "\n" };
+    format!("{indent}{marker} […]{eol}")
 }
 
 #[cfg(test)]
@@ -293,6 +294,13 @@ public long total() {
         assert_eq!(c.text, want);
         assert_eq!(c.last, 10);
         assert_eq!(c.elided.map(|e| e.lines), Some([5, 8]));
+    }
+
+    #[test]
+    fn the_marker_line_ends_like_the_file_s_lines() {
+        assert_eq!(marker_line("    /// More.\r\n"), "    /// […]\r\n");
+        assert_eq!(marker_line("   * More.\n"), "   * […]\n");
+        assert_eq!(marker_line("# More.\n"), "# […]\n");
     }
 
     #[test]
