@@ -96,6 +96,9 @@ const GLUE_FACTOR: f32 = 0.3;
 /// prose packs have no names.
 const EXACT_FACTOR: f32 = 2.0;
 
+/// Chunks of each segment, by segment ordinal.
+type BySegment = Vec<HashSet<DocId>>;
+
 /// BM25 statistics over one record type: chunk and document records share the
 /// index but are scored as two collections.
 struct Stats<'a> {
@@ -336,8 +339,7 @@ impl IndexReader {
         let words = strip_question_words(query);
         let (stemmed, parts) = self.stemmed_query(&words, query);
         let (plain, plain_parts) = self.plain_query(&words);
-        let named = self.named(&name_keys(query))?;
-        let exact = self.named(&exact_name_key(query).into_iter().collect())?;
+        let (named, exact) = self.named(query)?;
         let exact_demoted = self.any_primary(&exact);
         let mut should: Vec<(Occur, Box<dyn Query>)> = Vec::new();
         let mut clause = |field: Field, term: &str, boost: f32| {
@@ -450,34 +452,43 @@ impl IndexReader {
             })
     }
 
-    /// The symbol chunks `query` names (see [`name_keys`]), by segment.
-    fn named(&self, keys: &HashSet<String>) -> Result<Vec<HashSet<DocId>>> {
+    /// The symbol chunks `query` names (see [`name_keys`]), and those whose
+    /// name is the whole query (see [`exact_name_key`]), by segment.
+    fn named(&self, query: &str) -> Result<(BySegment, BySegment)> {
         // A pack without code has no names to look up.
-        if self.empty.contains(&self.fields.key) || keys.is_empty() {
-            return Ok(Vec::new());
+        if self.empty.contains(&self.fields.key) {
+            return Ok((Vec::new(), Vec::new()));
         }
+        let exact_key = exact_name_key(query);
+        let mut keys = name_keys(query);
+        keys.extend(exact_key.clone());
         let err = |e: tantivy::TantivyError| index_err(&self.dir, e);
         // Straight from the postings: a term-set query's bitset over every
         // record cost more than the lookups of a few mostly absent keys.
-        let mut named = Vec::new();
+        let (mut named, mut exact) = (Vec::new(), Vec::new());
         for segment in self.searcher.segment_readers() {
             let inverted = segment.inverted_index(self.fields.key).map_err(err)?;
-            let mut docs = HashSet::new();
-            for key in keys {
+            let (mut docs, mut exact_docs) = (HashSet::new(), HashSet::new());
+            for key in &keys {
                 let term = Term::from_field_text(self.fields.key, key);
                 let postings = inverted
                     .read_postings(&term, IndexRecordOption::Basic)
                     .map_err(|e| index_err(&self.dir, e))?;
+                let is_exact = exact_key.as_ref() == Some(key);
                 if let Some(mut postings) = postings {
                     while postings.doc() != tantivy::TERMINATED {
                         docs.insert(postings.doc());
+                        if is_exact {
+                            exact_docs.insert(postings.doc());
+                        }
                         postings.advance();
                     }
                 }
             }
             named.push(docs);
+            exact.push(exact_docs);
         }
-        Ok(named)
+        Ok((named, exact))
     }
 
     /// The `limit` best of the records `top` that have the stored `field`, as

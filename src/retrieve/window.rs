@@ -24,6 +24,17 @@ pub struct Elided {
     pub token_est: usize,
 }
 
+impl Elided {
+    /// "doc comment lines 5-18 (~120 tokens) left out to show the code", the
+    /// wording the CLI and MCP share.
+    pub fn describe(&self) -> String {
+        format!(
+            "doc comment lines {}-{} (~{} tokens) left out to show the code",
+            self.lines[0], self.lines[1], self.token_est
+        )
+    }
+}
+
 /// What of a window fits a budget.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(super) struct Cut {
@@ -75,8 +86,9 @@ pub(super) fn cut(rows: &[&str], first: usize, start: usize, budget: usize) -> C
             .chain(rows[to..].iter().copied());
         keep(shown, first, budget)
     };
-    // Rows kept after the marker, when the cut keeps the marker at all.
-    let after = |c: &Cut, from: usize| c.text.lines().count().checked_sub(from + 1);
+    // Rows kept after the marker (`keep` numbers the rows it kept from
+    // `first`), when the cut keeps the marker at all.
+    let after = |c: &Cut, from: usize| (c.last + 1 - first).checked_sub(from + 1);
     let mut elided = with_marker(from);
     let Some(mut kept_after) = after(&elided, from) else {
         return plain;

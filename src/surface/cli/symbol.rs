@@ -114,10 +114,7 @@ pub(super) fn symbol(cli: &Cli, p: &Printer, args: &SymbolArgs) -> anyhow::Resul
             } else {
                 format!("--budget {} shows everything", w.full_token_est)
             };
-            p.note(&format!(
-                "doc comment lines {}-{} (~{} tokens) left out to show the code; {all}",
-                e.lines[0], e.lines[1], e.token_est
-            ));
+            p.note(&format!("{}; {all}", e.describe()));
         }
         if w.truncated {
             p.note(&format!(

@@ -137,10 +137,8 @@ pub(super) fn render_window(w: &Window) -> String {
     }
     if let Some(e) = &w.elided {
         out.push_str(&format!(
-            "\n[doc comment lines {}-{} (~{} tokens) left out to show the code; {}]",
-            e.lines[0],
-            e.lines[1],
-            e.token_est,
+            "\n[{}; {}]",
+            e.describe(),
             if w.budget.clamped {
                 "the budget is at the cap".to_string()
             } else {
