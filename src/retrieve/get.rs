@@ -253,11 +253,27 @@ impl Retriever {
             _ => Vec::new(),
         };
         // An outline entry is shown with its ID and lines, which cost as
-        // much as a short signature: they count against the budget too.
+        // much as a short signature, and each file's entries under a line
+        // naming it: they count against the budget too.
         let full_cost: usize = skeletons
             .iter()
             .zip(&found)
-            .map(|(s, (c, _, of_file))| tokens::estimate(s) + entry_cost(c, *of_file))
+            .enumerate()
+            .map(|(i, (s, (c, _, of_file)))| {
+                let first_of_file =
+                    *of_file && (i == 0 || !found[i - 1].2 || found[i - 1].0.doc != c.doc);
+                let entry = if *of_file {
+                    entry_cost(&c.id, c.lines, s)
+                } else {
+                    tokens::estimate(s)
+                };
+                entry
+                    + if first_of_file {
+                        header_cost(&c.doc)
+                    } else {
+                        0
+                    }
+            })
             .sum();
         let all_fit = full_cost <= budget.applied;
         let mut compact = false;
@@ -292,11 +308,18 @@ impl Retriever {
                 Mode::Skeleton => excerpt::excerpt(&skeletons[i], &terms, share),
             };
             let text_est = tokens::estimate(&text);
-            let est = text_est
-                + match opts.mode {
-                    Mode::Skeleton => entry_cost(&c, of_file),
-                    _ => 0,
-                };
+            // The file's path heads its first shown entry
+            // ([`Fetched::outline_text`]), so that entry pays for it.
+            let headed = of_file
+                && opts.mode == Mode::Skeleton
+                && chunks
+                    .last()
+                    .is_none_or(|p: &Fetched| !p.outline || p.doc != c.doc);
+            let est = if of_file && opts.mode == Mode::Skeleton {
+                entry_cost(&c.id, c.lines, &text)
+            } else {
+                text_est
+            } + if headed { header_cost(&c.doc) } else { 0 };
             let after_cut = of_file && exhausted.contains(&c.doc);
             if after_cut || est > remaining || (text_est == 0 && !c.text.is_empty()) {
                 omitted.push(Omitted::of(&c, of_file));
@@ -365,30 +388,34 @@ impl Fetched {
     pub fn outline_text(&self, previous: Option<&Fetched>) -> String {
         let mut out = String::new();
         if previous.is_none_or(|p| !p.outline || p.doc != self.doc) {
-            out.push_str(&format!("{} (outline; get an ID for its text)\n", self.doc));
+            out.push_str(&outline_header(&self.doc));
         }
-        let text = self.text.trim_end();
-        let sep = if text.contains('\n') { "\n" } else { "  " };
-        out.push_str(&format!(
-            "[{}] {}-{}{sep}{text}\n",
-            self.id, self.lines[0], self.lines[1]
-        ));
+        out.push_str(&outline_entry(&self.id, self.lines, &self.text));
         out
     }
 }
 
-/// What showing `c` as an outline entry (`of_file`) adds to its text: its ID
-/// and lines ([`Fetched::outline_text`]).
-fn entry_cost(c: &Chunk, of_file: bool) -> usize {
-    if !of_file {
-        return 0;
-    }
-    label_cost(&c.id, c.lines)
+/// The line that names a file above its outline entries.
+fn outline_header(doc: &str) -> String {
+    format!("{doc} (outline; get an ID for its text)\n")
 }
 
-/// The cost of the `[ID] a-b  ` an outline line starts with.
-pub(super) fn label_cost(id: &str, lines: [usize; 2]) -> usize {
-    tokens::estimate(&format!("[{id}] {}-{}  ", lines[0], lines[1]))
+/// What the line naming `doc` above its outline costs.
+fn header_cost(doc: &str) -> usize {
+    tokens::estimate(&outline_header(doc))
+}
+
+/// An outline entry as a text answer shows it: ID, lines, then the text,
+/// on the same line when it is one line.
+fn outline_entry(id: &str, lines: [usize; 2], text: &str) -> String {
+    let text = text.trim_end();
+    let sep = if text.contains('\n') { "\n" } else { "  " };
+    format!("[{id}] {}-{}{sep}{text}\n", lines[0], lines[1])
+}
+
+/// What showing `text` as an outline entry costs, its ID and lines included.
+pub(super) fn entry_cost(id: &str, lines: [usize; 2], text: &str) -> usize {
+    tokens::estimate(&outline_entry(id, lines, text))
 }
 
 /// The skeleton of `c`: for code, signatures and doc comments with bodies

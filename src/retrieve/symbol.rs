@@ -321,7 +321,7 @@ fn outline_members(f: &Found, chunks: &[Chunk], w: &mut Window) -> bool {
     let costs: Vec<usize> = members
         .iter()
         .zip(&signatures)
-        .map(|((c, lines), s)| tokens::estimate(s) + super::get::label_cost(&c.id, *lines))
+        .map(|((c, lines), s)| super::get::entry_cost(&c.id, *lines, s))
         .collect();
     let all_members: usize = costs.iter().sum();
     // The header as written (fields, attributes) when it fits with every

@@ -144,7 +144,7 @@ fn get_a_whole_file_by_path() {
         "--mode",
         "skeleton",
         "--budget",
-        "150",
+        "170",
         "--no-build",
     ];
     let small = env.json(&small_outline);
@@ -177,6 +177,11 @@ fn get_a_whole_file_by_path() {
         "{text}"
     );
     assert!(text.contains("  pub struct WalkBuilder\n"), "{text}");
+    // What is shown, the line naming the file included, fits the budget.
+    let (shown, _) = text.split_once("\nomitted ").unwrap();
+    let shown_cost = ctx::tokens::estimate(&format!("{shown}\n"));
+    assert!(shown_cost <= 170, "{shown_cost} tokens shown: {text}");
+    assert_eq!(small["used"].as_u64(), Some(shown_cost as u64), "{text}");
     let omitted = small["omitted"].as_array().unwrap().len();
     assert!(
         text.contains(&format!(
