@@ -1,6 +1,7 @@
 //! Retrieval: search, get within a budget, evidence. Reads only committed state
 //! (a tantivy snapshot and the catalog through WAL), so it never waits for a build.
 
+pub mod attached;
 pub mod coverage;
 pub mod evidence;
 pub mod excerpt;

@@ -5,6 +5,7 @@
 
 use serde::Serialize;
 
+use super::attached::{self, Attached, MoreAttached, Owner};
 use super::fold::near_duplicate;
 use super::window::{self, Elided};
 use super::{Budget, Duplicate, Retriever};
@@ -61,7 +62,8 @@ pub struct Window {
     pub lines: [usize; 2],
     /// Their text.
     pub text: String,
-    /// Token estimate of `text`.
+    /// Token estimate of what is shown: `text`, and `members` or
+    /// `attached` with their IDs and lines.
     pub token_est: usize,
     /// Whether the budget cut the window short of `wanted_to`.
     pub truncated: bool,
@@ -79,6 +81,13 @@ pub struct Window {
     /// Members the budget left out, after the last one in `members`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub more_members: Option<MoreMembers>,
+    /// A type's impl blocks and methods defined outside its node, after
+    /// `text`, while the budget lasts.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub attached: Vec<Attached>,
+    /// Entries of `attached` the budget left out.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub more_attached: Option<MoreAttached>,
     /// Doc comment lines left out so the code fits (a `[…]` line in `text`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub elided: Option<Elided>,
@@ -159,7 +168,7 @@ impl Retriever {
         let budget = Budget::new(opts.budget, opts.cap)?;
         let file = opts.file.as_deref().map(|f| self.project_path(f));
         let file = file.as_deref();
-        let mut found = self.select(opts.name.trim(), file)?;
+        let (mut found, pool) = self.select(opts.name.trim(), file)?;
         if found.len() > 1 {
             return Ok(SymbolAnswer::Choices(
                 found
@@ -213,6 +222,8 @@ impl Retriever {
             full_token_est,
             members: Vec::new(),
             more_members: None,
+            attached: Vec::new(),
+            more_attached: None,
             elided: None,
             hint: budget.clamp_note(),
             budget,
@@ -220,15 +231,33 @@ impl Retriever {
         // A container over the budget is shown as its outline (its header,
         // then one signature per member): its first screenful would name
         // only the first few members.
-        if full_token_est > budget.applied && outline_members(&f, &chunks, &mut window) {
-            return Ok(SymbolAnswer::Window(Box::new(window)));
+        if !(full_token_est > budget.applied && outline_members(&f, &chunks, &mut window)) {
+            let cut = window::cut(wanted, first, f.lines[0], budget.applied);
+            window.text = cut.text;
+            window.lines[1] = cut.last;
+            window.token_est = cut.token_est;
+            window.elided = cut.elided;
+            window.truncated = window.lines[1] < wanted_to;
         }
-        let cut = window::cut(wanted, first, f.lines[0], budget.applied);
-        window.text = cut.text;
-        window.lines[1] = cut.last;
-        window.token_est = cut.token_est;
-        window.elided = cut.elided;
-        window.truncated = window.lines[1] < wanted_to;
+        if f.kind != "impl" {
+            let name = f.whole.symbol.as_ref().map_or("", |s| s.name.as_str());
+            let owner = Owner {
+                name,
+                qualified: &f.qualified,
+                doc: &f.whole.doc,
+                lines: f.lines,
+            };
+            let (list, cost, more) = attached::fit(
+                attached::attached_to(&owner, &pool),
+                &f.qualified,
+                budget.applied,
+                window.token_est,
+                full_token_est,
+            );
+            window.attached = list;
+            window.token_est += cost;
+            window.more_attached = more;
+        }
         Ok(SymbolAnswer::Window(Box::new(window)))
     }
 
@@ -236,7 +265,8 @@ impl Retriever {
     /// belongs to), `impl Type` or `impl Trait for Type` (impl blocks only), or
     /// a name or `Container::name` (exact first, then case-insensitive), in
     /// `file` when given.
-    fn select(&self, name: &str, file: Option<&str>) -> Result<Vec<Found>> {
+    /// Also returns the chunks it chose among.
+    fn select(&self, name: &str, file: Option<&str>) -> Result<(Vec<Found>, Vec<Chunk>)> {
         if id::parse(name).is_some() {
             return self.select_by_id(name);
         }
@@ -254,16 +284,16 @@ impl Retriever {
             ));
         }
         let pool = self.catalog.code_chunks_mentioning(&last)?;
-        let found = candidates(pool.clone(), name, file, false, kinds);
-        if !found.is_empty() {
-            return Ok(found);
+        let mut found = candidates(pool.clone(), name, file, false, kinds);
+        if found.is_empty() {
+            found = candidates(pool.clone(), name, file, true, kinds);
         }
-        Ok(candidates(pool, name, file, true, kinds))
+        Ok((found, pool))
     }
 
     /// The symbol whose chunk `id` is (a part of a split one, a method, an
     /// impl block), whole.
-    fn select_by_id(&self, id: &str) -> Result<Vec<Found>> {
+    fn select_by_id(&self, id: &str) -> Result<(Vec<Found>, Vec<Chunk>)> {
         let (c, _) = self.lookup(id)?;
         let Some(sym) = &c.symbol else {
             return Err(Error::Invalid(format!(
@@ -278,8 +308,14 @@ impl Retriever {
             pool.push(x.clone());
             Ok(())
         })?;
-        let found = candidates(pool, &sym.qualified, Some(&c.doc), false, Kinds::All);
-        Ok(found
+        let found = candidates(
+            pool.clone(),
+            &sym.qualified,
+            Some(&c.doc),
+            false,
+            Kinds::All,
+        );
+        let found = found
             .into_iter()
             .filter(|f| {
                 f.whole.id == c.id
@@ -288,7 +324,8 @@ impl Retriever {
                         && c.lines[1] <= f.lines[1].max(f.whole.lines[1]))
             })
             .take(1)
-            .collect())
+            .collect();
+        Ok((found, pool))
     }
 }
 

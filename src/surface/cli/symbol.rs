@@ -4,6 +4,7 @@
 use std::process::ExitCode;
 
 use super::{Cli, open};
+use crate::retrieve::attached;
 use crate::retrieve::symbol::{Candidate, SymbolAnswer};
 use crate::retrieve::{Duplicate, Retriever};
 use crate::surface::mcp::tools::SymbolParams;
@@ -81,6 +82,21 @@ pub(super) fn symbol(cli: &Cli, p: &Printer, args: &SymbolArgs) -> anyhow::Resul
             m.lines[1],
             sanitize(&m.signature)
         ));
+    }
+    if !w.attached.is_empty() {
+        p.text(&attached::heading(&w.symbol));
+        for a in &w.attached {
+            p.text(&format!(
+                "{} {}-{}  {}\n",
+                p.accent(&format!("[{}]", a.id)),
+                a.lines[0],
+                a.lines[1],
+                sanitize(&a.line)
+            ));
+        }
+    }
+    if let Some(more) = &w.more_attached {
+        p.note(&more.describe(&w.symbol, "--budget"));
     }
     if !w.duplicates.is_empty() {
         p.note(&format!(

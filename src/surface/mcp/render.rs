@@ -3,6 +3,7 @@
 //! answers as `structuredContent`.
 
 use crate::relay::resolve;
+use crate::retrieve::attached;
 use crate::retrieve::symbol::{Candidate, Window};
 use crate::retrieve::{Duplicate, Evidence, GetResult, Omitted, SearchResult};
 
@@ -126,6 +127,7 @@ pub(super) fn render_window(w: &Window) -> String {
         w.lines[1],
         w.text.trim_end()
     );
+    out.push_str(&render_attached(w));
     if !w.duplicates.is_empty() {
         out.push_str(&format!(
             "\nThe same code is also in {}.",
@@ -197,6 +199,26 @@ pub(super) fn render_members(w: &Window) -> String {
     ));
     if let Some(more) = &w.more_members {
         out.push_str(&format!("\n[{}]", more.describe("\"budget\":")));
+    }
+    out.push_str(&render_attached(w));
+    out
+}
+
+/// A type's impl blocks and methods defined outside it, when it has any.
+fn render_attached(w: &Window) -> String {
+    let mut out = String::new();
+    if !w.attached.is_empty() {
+        out.push('\n');
+        out.push_str(attached::heading(&w.symbol).trim_end());
+        for a in &w.attached {
+            out.push_str(&format!(
+                "\n[{}] {}-{}  {}",
+                a.id, a.lines[0], a.lines[1], a.line
+            ));
+        }
+    }
+    if let Some(more) = &w.more_attached {
+        out.push_str(&format!("\n[{}]", more.describe(&w.symbol, "\"budget\":")));
     }
     out
 }

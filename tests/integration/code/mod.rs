@@ -4,6 +4,7 @@ use predicates::prelude::*;
 
 use super::util::Env;
 
+mod attached;
 mod symbol;
 
 fn code_env() -> Env {

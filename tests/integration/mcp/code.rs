@@ -52,6 +52,7 @@ fn symbol_and_file_outline_over_mcp() {
                     "ctx_symbol",
                     json!({"name": "Ledger::total", "budget": budget})
                 ),
+                call("ctx_symbol", json!({"name": "Walk"})),
             ]),
         );
         let steps = report["steps"].as_array().expect("steps");
@@ -142,6 +143,18 @@ fn symbol_and_file_outline_over_mcp() {
                     s(11)["full_token_est"]
                 )),
             "{mode}: {window}"
+        );
+        // A type's window names its impl blocks, with the IDs that show them.
+        assert_ok(&steps[12]);
+        let attached = &s(12)["attached"][0];
+        assert_eq!(attached["symbol"], "impl Iterator for Walk", "{mode}");
+        assert!(
+            text(&steps[12], 0).contains(&format!(
+                "}}\nWalk is also implemented in:\n[{}] 90-125  impl Iterator for Walk {{ next",
+                attached["id"].as_str().unwrap_or("?")
+            )),
+            "{mode}: {}",
+            text(&steps[12], 0)
         );
         // An impl block by its header; the list's IDs name candidates too.
         assert_ok(&steps[10]);

@@ -1,0 +1,223 @@
+//! What a type has outside its own node: Rust `impl` blocks, and methods
+//! declared apart from their type (Go receivers, C++ `Type::method`
+//! definitions). `ctx symbol Walk` shows the struct, whose text names none of
+//! its methods; listing where they are lets an agent ask for the right one
+//! next instead of reading the file's outline.
+
+use serde::Serialize;
+
+use super::get::{entry_cost, outline_line};
+use crate::chunk::Chunk;
+
+/// Method names listed on an impl block's line before the rest are counted.
+const NAMES_SHOWN: usize = 8;
+
+/// A block or method of the type, defined outside the type's own node.
+#[derive(Debug, Clone, Serialize)]
+pub struct Attached {
+    /// Chunk ID of its (first) chunk.
+    pub id: String,
+    /// `impl Iterator for Walk` for an impl block, the qualified name
+    /// otherwise: what `symbol` takes to show it.
+    pub symbol: String,
+    /// Document path.
+    pub doc: String,
+    /// Its lines.
+    pub lines: [usize; 2],
+    /// How it is listed: the impl header and its methods' names
+    /// (`impl Walk { new, skip_entry }`), or the method's signature.
+    pub line: String,
+}
+
+/// What the list left out for the budget.
+#[derive(Debug, Clone, Serialize)]
+pub struct MoreAttached {
+    /// How many entries.
+    pub count: usize,
+    /// The budget that shows the window and the whole list.
+    pub budget_needed: usize,
+}
+
+/// The type a window shows, as [`attached_to`] needs it.
+pub struct Owner<'a> {
+    /// Its bare name (`Walk`).
+    pub name: &'a str,
+    /// Its qualified name (`Walk`, `walk.Walk`).
+    pub qualified: &'a str,
+    /// Its document.
+    pub doc: &'a str,
+    /// Its own lines.
+    pub lines: [usize; 2],
+}
+
+/// The line above the list, as a text answer prints it.
+pub fn heading(owner: &str) -> String {
+    format!("{owner} is also implemented in:\n")
+}
+
+impl MoreAttached {
+    /// "2 more impl blocks or methods of Walk need BUDGET 412", with the way
+    /// the caller names a budget (`--budget`, `"budget":`).
+    pub fn describe(&self, owner: &str, budget: &str) -> String {
+        let (noun, verb) = if self.count == 1 {
+            ("impl block or method", "needs")
+        } else {
+            ("impl blocks or methods", "need")
+        };
+        format!(
+            "{} more {noun} of {owner} {verb} {budget} {}",
+            self.count, self.budget_needed
+        )
+    }
+}
+
+/// The impl blocks and the methods of `owner` found in `pool` (chunks whose
+/// symbol mentions its name), in document and line order. Code of a
+/// same-named type in another file is not the owner's: other files count
+/// only when `pool` defines the name once.
+pub fn attached_to(owner: &Owner<'_>, pool: &[Chunk]) -> Vec<Attached> {
+    let first_parts = || {
+        pool.iter()
+            .filter(|c| c.part.is_none_or(|[i, _]| i == 1))
+            .filter_map(|c| c.symbol.as_ref().map(|s| (c, s)))
+    };
+    let definitions = first_parts()
+        .filter(|(_, s)| s.kind != "impl" && s.name == owner.name && !is_member(&s.qualified))
+        .count();
+    let in_scope = |c: &Chunk| c.doc == owner.doc || definitions <= 1;
+    let impls: Vec<(&Chunk, [usize; 2])> = first_parts()
+        .filter(|(c, s)| s.kind == "impl" && s.name == owner.name && in_scope(c))
+        .map(|(c, s)| (c, s.lines.unwrap_or(c.lines)))
+        .collect();
+    let inside_impl = |c: &Chunk, at: [usize; 2]| {
+        impls
+            .iter()
+            .any(|(i, l)| i.doc == c.doc && l[0] <= at[0] && at[1] <= l[1])
+    };
+    let own = canon(owner.qualified);
+    let mut out = Vec::new();
+    for (c, s) in first_parts() {
+        let at = s.lines.unwrap_or(c.lines);
+        if s.kind == "impl" {
+            if !impls.iter().any(|(i, _)| i.id == c.id) {
+                continue;
+            }
+            let mut names: Vec<&str> = first_parts()
+                .filter(|(m, ms)| {
+                    let ml = ms.lines.unwrap_or(m.lines);
+                    m.doc == c.doc
+                        && ms.kind != "impl"
+                        && at[0] < ml[0]
+                        && ml[1] <= at[1]
+                        && container(&ms.qualified) == own
+                })
+                .map(|(_, ms)| ms.name.as_str())
+                .collect();
+            // One name per method, though `#[cfg]` variants define it twice.
+            let mut seen = std::collections::HashSet::new();
+            names.retain(|n| seen.insert(*n));
+            out.push(Attached {
+                id: c.id.clone(),
+                symbol: header(&s.signature, &s.qualified),
+                doc: c.doc.clone(),
+                lines: at,
+                line: impl_line(&header(&s.signature, &s.qualified), &names),
+            });
+            continue;
+        }
+        let inside_owner = c.doc == owner.doc && owner.lines[0] <= at[0] && at[1] <= owner.lines[1];
+        if container(&s.qualified) == own && in_scope(c) && !inside_owner && !inside_impl(c, at) {
+            out.push(Attached {
+                id: c.id.clone(),
+                symbol: s.qualified.clone(),
+                doc: c.doc.clone(),
+                lines: at,
+                line: outline_line(c).trim_start().to_string(),
+            });
+        }
+    }
+    out
+}
+
+/// Keeps the entries of `list` that fit in `budget` tokens after the
+/// window's `used_before`; the rest are counted, with the budget that shows
+/// them and the whole window (`window_whole`). Returns what the list costs.
+pub fn fit(
+    list: Vec<Attached>,
+    owner: &str,
+    budget: usize,
+    used_before: usize,
+    window_whole: usize,
+) -> (Vec<Attached>, usize, Option<MoreAttached>) {
+    if list.is_empty() {
+        return (list, 0, None);
+    }
+    let costs: Vec<usize> = list
+        .iter()
+        .map(|a| entry_cost(&a.id, a.lines, &a.line))
+        .collect();
+    let whole = crate::tokens::estimate(&heading(owner)) + costs.iter().sum::<usize>();
+    let room = budget.saturating_sub(used_before);
+    let mut used = crate::tokens::estimate(&heading(owner));
+    let mut shown = 0;
+    for cost in &costs {
+        if used + cost > room {
+            break;
+        }
+        used += cost;
+        shown += 1;
+    }
+    if shown == 0 {
+        used = 0;
+    }
+    let more = (shown < list.len()).then(|| MoreAttached {
+        count: list.len() - shown,
+        budget_needed: window_whole.max(used_before) + whole,
+    });
+    let mut list = list;
+    list.truncate(shown);
+    (list, used, more)
+}
+
+/// An impl block's header on one line, or its type's name.
+fn header(signature: &str, qualified: &str) -> String {
+    let h = signature.split_whitespace().collect::<Vec<_>>().join(" ");
+    if h.is_empty() {
+        format!("impl {qualified}")
+    } else {
+        h
+    }
+}
+
+/// `impl Walk { new, skip_entry }`, its names cut after [`NAMES_SHOWN`].
+fn impl_line(header: &str, names: &[&str]) -> String {
+    if names.is_empty() {
+        return header.to_string();
+    }
+    let mut shown = names
+        .iter()
+        .take(NAMES_SHOWN)
+        .copied()
+        .collect::<Vec<_>>()
+        .join(", ");
+    if names.len() > NAMES_SHOWN {
+        shown.push_str(&format!(", … {} more", names.len() - NAMES_SHOWN));
+    }
+    format!("{header} {{ {shown} }}")
+}
+
+fn canon(s: &str) -> String {
+    s.replace("::", ".")
+}
+
+/// `Walk` of `Walk::next` (or `Walk.next`); empty for a bare name.
+fn container(qualified: &str) -> String {
+    let q = canon(qualified);
+    q.rsplit_once('.')
+        .map(|(c, _)| c.to_string())
+        .unwrap_or_default()
+}
+
+fn is_member(qualified: &str) -> bool {
+    !container(qualified).is_empty()
+}

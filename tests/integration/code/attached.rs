@@ -1,0 +1,221 @@
+//! `ctx symbol Type` names the type's code outside its own node: Rust impl
+//! blocks with their methods, Go methods declared on a receiver.
+
+use super::super::util::Env;
+
+/// Standard output and error of `ctx args…`, which must succeed.
+fn run(env: &Env, args: &[&str]) -> (String, String) {
+    let out = env.ctx(args).output().expect("run ctx");
+    assert!(out.status.success(), "ctx {args:?}: {out:?}");
+    (
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+fn rust_env() -> Env {
+    let env = Env::empty();
+    env.write(
+        "src/shape.rs",
+        "use std::fmt;\n\
+         \n\
+         /// A shape with straight sides.\n\
+         pub struct Polygon {\n\
+         \x20   sides: u32,\n\
+         }\n\
+         \n\
+         impl Polygon {\n\
+         \x20   pub fn triangle() -> Polygon {\n\
+         \x20       Polygon { sides: 3 }\n\
+         \x20   }\n\
+         \n\
+         \x20   pub fn sides(&self) -> u32 {\n\
+         \x20       self.sides\n\
+         \x20   }\n\
+         }\n\
+         \n\
+         impl fmt::Display for Polygon {\n\
+         \x20   fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {\n\
+         \x20       write!(f, \"{}-gon\", self.sides)\n\
+         \x20   }\n\
+         }\n",
+    );
+    // The type's blocks may live in another file of the crate.
+    env.write(
+        "src/ops.rs",
+        "use crate::shape::Polygon;\n\
+         \n\
+         impl PartialEq for Polygon {\n\
+         \x20   fn eq(&self, other: &Polygon) -> bool {\n\
+         \x20       self.sides() == other.sides()\n\
+         \x20   }\n\
+         }\n",
+    );
+    env
+}
+
+#[test]
+fn a_type_window_lists_its_impl_blocks_and_their_methods() {
+    let env = rust_env();
+    let out = env.json(&["symbol", "Polygon"]);
+    assert_eq!(out["kind"], "struct", "{out}");
+    let attached = out["attached"].as_array().expect("attached").clone();
+    let listed: Vec<(&str, &str, &str)> = attached
+        .iter()
+        .map(|a| {
+            (
+                a["doc"].as_str().unwrap(),
+                a["symbol"].as_str().unwrap(),
+                a["line"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        listed,
+        [
+            (
+                "src/ops.rs",
+                "impl PartialEq for Polygon",
+                "impl PartialEq for Polygon { eq }"
+            ),
+            (
+                "src/shape.rs",
+                "impl Polygon",
+                "impl Polygon { triangle, sides }"
+            ),
+            (
+                "src/shape.rs",
+                "impl fmt::Display for Polygon",
+                "impl fmt::Display for Polygon { fmt }"
+            ),
+        ],
+        "{out}"
+    );
+    assert_eq!(attached[1]["lines"], serde_json::json!([8, 16]), "{out}");
+
+    // The text answer prints them under the window, each with the ID that
+    // shows it; that ID is the impl block.
+    let (text, _) = run(&env, &["symbol", "Polygon"]);
+    assert!(
+        text.contains(&format!(
+            "}}\nPolygon is also implemented in:\n[{}] 3-7  impl PartialEq for Polygon {{ eq }}\n",
+            attached[0]["id"].as_str().unwrap()
+        )),
+        "{text}"
+    );
+    let block = env.json(&["symbol", attached[1]["id"].as_str().unwrap()]);
+    assert_eq!(block["symbol"], "impl Polygon", "{block}");
+    // What is shown under the window's title line, list included, is what
+    // the window says it costs.
+    let (_, shown) = text.split_once('\n').unwrap();
+    assert_eq!(
+        out["token_est"].as_u64(),
+        Some(ctx::tokens::estimate(shown) as u64),
+        "{text}"
+    );
+
+    // A method, an impl block and a free function list nothing.
+    for name in ["Polygon::sides", "impl Polygon", "triangle"] {
+        let out = env.json(&["symbol", name]);
+        assert!(out.get("attached").is_none(), "{name}: {out}");
+    }
+}
+
+#[test]
+fn the_list_keeps_to_the_budget_and_names_the_budget_for_the_rest() {
+    let env = rust_env();
+    let whole = env.json(&["symbol", "Polygon"]);
+    let all = whole["token_est"].as_u64().unwrap();
+    // One token short of everything: the last entry is left out.
+    let short = (all - 1).to_string();
+    let out = env.json(&["symbol", "Polygon", "--budget", &short]);
+    assert_eq!(out["attached"].as_array().map(Vec::len), Some(2), "{out}");
+    assert!(out["token_est"].as_u64().unwrap() < all, "{out}");
+    assert_eq!(out["more_attached"]["count"], 1, "{out}");
+    assert_eq!(out["more_attached"]["budget_needed"], all, "{out}");
+    let (_, stderr) = run(&env, &["symbol", "Polygon", "--budget", &short]);
+    assert!(
+        stderr.contains(&format!(
+            "1 more impl block or method of Polygon needs --budget {all}"
+        )),
+        "{stderr}"
+    );
+    // Room for the struct alone: no list, not even its heading.
+    let text_only = ctx::tokens::estimate(whole["text"].as_str().unwrap()).to_string();
+    let out = env.json(&["symbol", "Polygon", "--budget", &text_only]);
+    assert!(out.get("attached").is_none(), "{out}");
+    assert_eq!(out["more_attached"]["count"], 3, "{out}");
+    let (text, stderr) = run(&env, &["symbol", "Polygon", "--budget", &text_only]);
+    assert!(!text.contains("also implemented"), "{text}");
+    assert!(
+        stderr.contains(&format!(
+            "3 more impl blocks or methods of Polygon need --budget {all}"
+        )),
+        "{stderr}"
+    );
+    let again = env.json(&["symbol", "Polygon", "--budget", &all.to_string()]);
+    assert_eq!(
+        again["attached"].as_array().map_or(0, Vec::len),
+        3,
+        "{again}"
+    );
+    assert!(again.get("more_attached").is_none(), "{again}");
+}
+
+/// Another file's same-named type is not this one: its impl blocks are not
+/// listed when the name is defined twice.
+#[test]
+fn a_same_named_type_elsewhere_keeps_its_impl_blocks() {
+    let env = rust_env();
+    env.write(
+        "src/other.rs",
+        "pub struct Polygon;\n\nimpl Polygon {\n    pub fn other() {}\n}\n",
+    );
+    let out = env.json(&["symbol", "Polygon", "--file", "src/shape.rs"]);
+    let docs: Vec<&str> = out["attached"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| a["doc"].as_str().unwrap())
+        .collect();
+    assert_eq!(docs, ["src/shape.rs", "src/shape.rs"], "{out}");
+}
+
+/// Go declares methods outside the type, on a receiver.
+#[test]
+fn a_go_type_lists_its_methods() {
+    let env = Env::empty();
+    env.write(
+        "cache.go",
+        "package cache\n\
+         \n\
+         // Cache keeps recent values.\n\
+         type Cache struct {\n\
+         \titems map[string][]byte\n\
+         }\n\
+         \n\
+         // Get returns a value.\n\
+         func (c *Cache) Get(key string) []byte {\n\
+         \treturn c.items[key]\n\
+         }\n\
+         \n\
+         func (c Cache) Len() int { return len(c.items) }\n\
+         \n\
+         func helper() {}\n",
+    );
+    let out = env.json(&["symbol", "Cache"]);
+    let lines: Vec<&str> = out["attached"]
+        .as_array()
+        .expect("attached")
+        .iter()
+        .map(|a| a["line"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        lines,
+        [
+            "func (c *Cache) Get(key string) []byte",
+            "func (c Cache) Len() int"
+        ],
+        "{out}"
+    );
+}
