@@ -219,3 +219,32 @@ fn a_go_type_lists_its_methods() {
         "{out}"
     );
 }
+
+/// C++ defines methods outside the class body as `Class::method`.
+#[test]
+fn a_cpp_class_lists_its_methods_defined_outside_it() {
+    let env = Env::empty();
+    let sample = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/code/cpp/sample.cpp"),
+    )
+    .expect("fixture");
+    env.write("sample.cpp", sample);
+    let out = env.json(&["symbol", "TokenBucket"]);
+    let listed: Vec<(&str, &str)> = out["attached"]
+        .as_array()
+        .expect("attached")
+        .iter()
+        .map(|a| (a["symbol"].as_str().unwrap(), a["line"].as_str().unwrap()))
+        .collect();
+    assert_eq!(
+        listed,
+        [
+            (
+                "limits::TokenBucket::try_take",
+                "bool TokenBucket::try_take(std::int64_t n)"
+            ),
+            ("limits::TokenBucket::refill", "void TokenBucket::refill()"),
+        ],
+        "{out}"
+    );
+}
