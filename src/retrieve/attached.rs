@@ -44,6 +44,8 @@ pub struct Owner<'a> {
     pub name: &'a str,
     /// Its qualified name (`Walk`, `walk.Walk`).
     pub qualified: &'a str,
+    /// Its kind: a trait's list is the impl blocks that implement it.
+    pub kind: &'a str,
     /// Its document.
     pub doc: &'a str,
     /// Its own lines.
@@ -72,9 +74,10 @@ impl MoreAttached {
 }
 
 /// The impl blocks and the methods of `owner` found in `pool` (chunks whose
-/// symbol mentions its name), in document and line order. Code of a
-/// same-named type in another file is not the owner's: other files count
-/// only when `pool` defines the name once.
+/// symbol mentions its name), in document and line order; for a trait, the
+/// impl blocks implementing it too. Code of a same-named type in another
+/// file is not the owner's: other files count only when `pool` defines the
+/// name once.
 pub fn attached_to(owner: &Owner<'_>, pool: &[Chunk]) -> Vec<Attached> {
     let first_parts = || {
         pool.iter()
@@ -85,8 +88,13 @@ pub fn attached_to(owner: &Owner<'_>, pool: &[Chunk]) -> Vec<Attached> {
         .filter(|(_, s)| s.kind != "impl" && s.name == owner.name && !is_member(&s.qualified))
         .count();
     let in_scope = |c: &Chunk| c.doc == owner.doc || definitions <= 1;
+    let implements = |signature: &str| {
+        owner.kind == "trait" && trait_of(signature).is_some_and(|t| t == owner.name)
+    };
     let impls: Vec<(&Chunk, [usize; 2])> = first_parts()
-        .filter(|(c, s)| s.kind == "impl" && s.name == owner.name && in_scope(c))
+        .filter(|(c, s)| {
+            s.kind == "impl" && (s.name == owner.name || implements(&s.signature)) && in_scope(c)
+        })
         .map(|(c, s)| (c, s.lines.unwrap_or(c.lines)))
         .collect();
     let inside_impl = |c: &Chunk, at: [usize; 2]| {
@@ -109,7 +117,7 @@ pub fn attached_to(owner: &Owner<'_>, pool: &[Chunk]) -> Vec<Attached> {
                         && ms.kind != "impl"
                         && at[0] < ml[0]
                         && ml[1] <= at[1]
-                        && container(&ms.qualified) == own
+                        && container(&ms.qualified) == canon(&s.qualified)
                 })
                 .map(|(_, ms)| ms.name.as_str())
                 .collect();
@@ -206,6 +214,35 @@ fn impl_line(header: &str, names: &[&str]) -> String {
     format!("{header} {{ {shown} }}")
 }
 
+/// The trait an impl header implements, by its last path segment without
+/// generics: `ParallelVisitorBuilder` of
+/// `impl<'s> crate::ParallelVisitorBuilder<'s> for FnBuilder<F>`.
+fn trait_of(header: &str) -> Option<&str> {
+    let rest = header.trim().strip_prefix("impl")?;
+    // The impl's own generic parameters, `<'s, F: Fn() -> T>`.
+    let rest = if rest.starts_with('<') {
+        let mut depth = 0usize;
+        let end = rest.char_indices().find_map(|(i, ch)| {
+            match ch {
+                '<' => depth += 1,
+                '>' if !rest[..i].ends_with('-') => depth = depth.saturating_sub(1),
+                _ => {}
+            }
+            (depth == 0).then_some(i)
+        })?;
+        &rest[end + 1..]
+    } else {
+        rest
+    };
+    let (path, _) = rest.split_once(" for ")?;
+    let path = path.trim().trim_start_matches('!');
+    let path = path.split('<').next()?;
+    path.rsplit("::")
+        .next()
+        .map(str::trim)
+        .filter(|t| !t.is_empty())
+}
+
 fn canon(s: &str) -> String {
     s.replace("::", ".")
 }
@@ -220,4 +257,28 @@ fn container(qualified: &str) -> String {
 
 fn is_member(qualified: &str) -> bool {
     !container(qualified).is_empty()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::trait_of;
+
+    #[test]
+    fn the_trait_of_an_impl_header() {
+        assert_eq!(trait_of("impl Iterator for Walk"), Some("Iterator"));
+        assert_eq!(
+            trait_of("impl std::fmt::Debug for WalkBuilder"),
+            Some("Debug")
+        );
+        assert_eq!(
+            trait_of(
+                "impl<'s, F: FnMut() -> FnVisitor<'s>> ParallelVisitorBuilder<'s> for FnBuilder<F>"
+            ),
+            Some("ParallelVisitorBuilder")
+        );
+        assert_eq!(trait_of("impl<T> From<Vec<T>> for Stack"), Some("From"));
+        assert_eq!(trait_of("impl !Send for Guard"), Some("Send"));
+        assert_eq!(trait_of("impl Walk"), None);
+        assert_eq!(trait_of("impl<'s> Worker<'s>"), None);
+    }
 }

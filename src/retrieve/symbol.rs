@@ -244,6 +244,7 @@ impl Retriever {
             let owner = Owner {
                 name,
                 qualified: &f.qualified,
+                kind: &f.kind,
                 doc: &f.whole.doc,
                 lines: f.lines,
             };

@@ -248,3 +248,51 @@ fn a_cpp_class_lists_its_methods_defined_outside_it() {
         "{out}"
     );
 }
+
+/// A trait's list is the impl blocks that implement it, generic or not.
+#[test]
+fn a_trait_lists_the_impl_blocks_that_implement_it() {
+    let env = Env::empty();
+    env.write(
+        "src/visit.rs",
+        "pub trait Visitor<'s> {\n    fn visit(&mut self, name: &'s str);\n}\n\n\
+         pub struct Count(usize);\n\n\
+         impl<'s> Visitor<'s> for Count {\n    fn visit(&mut self, _: &'s str) {\n        self.0 += 1;\n    }\n}\n\n\
+         impl Count {\n    pub fn total(&self) -> usize {\n        self.0\n    }\n}\n",
+    );
+    env.write(
+        "src/log.rs",
+        "pub struct Log;\n\nimpl<'s> crate::visit::Visitor<'s> for Log {\n    fn visit(&mut self, name: &'s str) {\n        println!(\"{name}\");\n    }\n}\n",
+    );
+    let out = env.json(&["symbol", "Visitor"]);
+    let headers: Vec<&str> = out["attached"]
+        .as_array()
+        .expect("attached")
+        .iter()
+        .map(|a| a["symbol"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        headers,
+        [
+            "impl<'s> crate::visit::Visitor<'s> for Log",
+            "impl<'s> Visitor<'s> for Count"
+        ],
+        "{out}"
+    );
+    // The type's own list has both of its blocks.
+    let count = env.json(&["symbol", "Count"]);
+    let lines: Vec<&str> = count["attached"]
+        .as_array()
+        .expect("attached")
+        .iter()
+        .map(|a| a["line"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        lines,
+        [
+            "impl<'s> Visitor<'s> for Count { visit }",
+            "impl Count { total }"
+        ],
+        "{out}"
+    );
+}
