@@ -122,6 +122,38 @@ fn parse_json(args: &[&str], out: &Output) -> serde_json::Value {
     })
 }
 
+/// A Rust struct (lines 3-6), a free function, then two impl blocks (lines
+/// 13-22 with `triangle` at 14-17 and `sides`, and 24-28).
+pub const SHAPE_RS: &str = "use std::fmt;
+
+/// A shape with straight sides.
+pub struct Polygon {
+    sides: u32,
+}
+
+/// Unrelated helper between the type and its impl.
+pub fn helper() -> u32 {
+    7
+}
+
+impl Polygon {
+    /// A triangle.
+    pub fn triangle() -> Polygon {
+        Polygon { sides: 3 }
+    }
+
+    pub fn sides(&self) -> u32 {
+        self.sides
+    }
+}
+
+impl fmt::Display for Polygon {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, \"{}-gon\", self.sides)
+    }
+}
+";
+
 /// A Rust method whose doc comment (lines 4-18) is longer than its code
 /// (lines 19-25), for windows cut by a budget.
 pub const LEDGER_RS: &str = "\

@@ -75,24 +75,12 @@ pub(super) fn symbol(cli: &Cli, p: &Printer, args: &SymbolArgs) -> anyhow::Resul
         sanitize(&text)
     ));
     for m in &w.members {
-        p.text(&format!(
-            "{} {}-{}  {}\n",
-            p.accent(&format!("[{}]", m.id)),
-            m.lines[0],
-            m.lines[1],
-            sanitize(&m.signature)
-        ));
+        entry_line(p, &m.id, m.lines, &m.signature);
     }
     if !w.attached.is_empty() {
         p.text(&attached::heading(&w.symbol));
         for a in &w.attached {
-            p.text(&format!(
-                "{} {}-{}  {}\n",
-                p.accent(&format!("[{}]", a.id)),
-                a.lines[0],
-                a.lines[1],
-                sanitize(&a.line)
-            ));
+            entry_line(p, &a.id, a.lines, &a.line);
         }
     }
     if let Some(more) = &w.more_attached {
@@ -140,6 +128,17 @@ pub(super) fn symbol(cli: &Cli, p: &Printer, args: &SymbolArgs) -> anyhow::Resul
         }
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// `[ID] a-b  text`: a member or an attached block, with what shows it.
+fn entry_line(p: &Printer, id: &str, lines: [usize; 2], text: &str) {
+    p.text(&format!(
+        "{} {}-{}  {}\n",
+        p.accent(&format!("[{id}]")),
+        lines[0],
+        lines[1],
+        sanitize(text)
+    ));
 }
 
 /// The list to choose from when several symbols match.

@@ -1,7 +1,17 @@
 //! `ctx symbol Type` names the type's code outside its own node: Rust impl
 //! blocks with their methods, Go methods declared on a receiver.
 
-use super::super::util::Env;
+use super::super::util::{Env, SHAPE_RS};
+
+/// `key` of each entry of a window's `attached` list.
+fn listed<'a>(out: &'a serde_json::Value, key: &str) -> Vec<&'a str> {
+    out["attached"]
+        .as_array()
+        .unwrap_or_else(|| panic!("no attached list: {out}"))
+        .iter()
+        .map(|a| a[key].as_str().unwrap())
+        .collect()
+}
 
 /// Standard output and error of `ctx args…`, which must succeed.
 fn run(env: &Env, args: &[&str]) -> (String, String) {
@@ -15,31 +25,7 @@ fn run(env: &Env, args: &[&str]) -> (String, String) {
 
 fn rust_env() -> Env {
     let env = Env::empty();
-    env.write(
-        "src/shape.rs",
-        "use std::fmt;\n\
-         \n\
-         /// A shape with straight sides.\n\
-         pub struct Polygon {\n\
-         \x20   sides: u32,\n\
-         }\n\
-         \n\
-         impl Polygon {\n\
-         \x20   pub fn triangle() -> Polygon {\n\
-         \x20       Polygon { sides: 3 }\n\
-         \x20   }\n\
-         \n\
-         \x20   pub fn sides(&self) -> u32 {\n\
-         \x20       self.sides\n\
-         \x20   }\n\
-         }\n\
-         \n\
-         impl fmt::Display for Polygon {\n\
-         \x20   fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {\n\
-         \x20       write!(f, \"{}-gon\", self.sides)\n\
-         \x20   }\n\
-         }\n",
-    );
+    env.write("src/shape.rs", SHAPE_RS);
     // The type's blocks may live in another file of the crate.
     env.write(
         "src/ops.rs",
@@ -60,38 +46,30 @@ fn a_type_window_lists_its_impl_blocks_and_their_methods() {
     let out = env.json(&["symbol", "Polygon"]);
     assert_eq!(out["kind"], "struct", "{out}");
     let attached = out["attached"].as_array().expect("attached").clone();
-    let listed: Vec<(&str, &str, &str)> = attached
-        .iter()
-        .map(|a| {
-            (
-                a["doc"].as_str().unwrap(),
-                a["symbol"].as_str().unwrap(),
-                a["line"].as_str().unwrap(),
-            )
-        })
-        .collect();
     assert_eq!(
-        listed,
+        listed(&out, "doc"),
+        ["src/ops.rs", "src/shape.rs", "src/shape.rs"],
+        "{out}"
+    );
+    assert_eq!(
+        listed(&out, "symbol"),
         [
-            (
-                "src/ops.rs",
-                "impl PartialEq for Polygon",
-                "impl PartialEq for Polygon { eq }"
-            ),
-            (
-                "src/shape.rs",
-                "impl Polygon",
-                "impl Polygon { triangle, sides }"
-            ),
-            (
-                "src/shape.rs",
-                "impl fmt::Display for Polygon",
-                "impl fmt::Display for Polygon { fmt }"
-            ),
+            "impl PartialEq for Polygon",
+            "impl Polygon",
+            "impl fmt::Display for Polygon"
         ],
         "{out}"
     );
-    assert_eq!(attached[1]["lines"], serde_json::json!([8, 16]), "{out}");
+    assert_eq!(
+        listed(&out, "line"),
+        [
+            "impl PartialEq for Polygon { eq }",
+            "impl Polygon { triangle, sides }",
+            "impl fmt::Display for Polygon { fmt }"
+        ],
+        "{out}"
+    );
+    assert_eq!(attached[1]["lines"], serde_json::json!([13, 22]), "{out}");
 
     // The text answer prints them under the window, each with the ID that
     // shows it; that ID is the impl block.
@@ -172,12 +150,7 @@ fn a_same_named_type_elsewhere_keeps_its_impl_blocks() {
         "pub struct Polygon;\n\nimpl Polygon {\n    pub fn other() {}\n}\n",
     );
     let out = env.json(&["symbol", "Polygon", "--file", "src/shape.rs"]);
-    let docs: Vec<&str> = out["attached"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|a| a["doc"].as_str().unwrap())
-        .collect();
+    let docs = listed(&out, "doc");
     assert_eq!(docs, ["src/shape.rs", "src/shape.rs"], "{out}");
 }
 
@@ -204,12 +177,7 @@ fn a_go_type_lists_its_methods() {
          func helper() {}\n",
     );
     let out = env.json(&["symbol", "Cache"]);
-    let lines: Vec<&str> = out["attached"]
-        .as_array()
-        .expect("attached")
-        .iter()
-        .map(|a| a["line"].as_str().unwrap())
-        .collect();
+    let lines = listed(&out, "line");
     assert_eq!(
         lines,
         [
@@ -230,20 +198,19 @@ fn a_cpp_class_lists_its_methods_defined_outside_it() {
     .expect("fixture");
     env.write("sample.cpp", sample);
     let out = env.json(&["symbol", "TokenBucket"]);
-    let listed: Vec<(&str, &str)> = out["attached"]
-        .as_array()
-        .expect("attached")
-        .iter()
-        .map(|a| (a["symbol"].as_str().unwrap(), a["line"].as_str().unwrap()))
-        .collect();
     assert_eq!(
-        listed,
+        listed(&out, "symbol"),
         [
-            (
-                "limits::TokenBucket::try_take",
-                "bool TokenBucket::try_take(std::int64_t n)"
-            ),
-            ("limits::TokenBucket::refill", "void TokenBucket::refill()"),
+            "limits::TokenBucket::try_take",
+            "limits::TokenBucket::refill"
+        ],
+        "{out}"
+    );
+    assert_eq!(
+        listed(&out, "line"),
+        [
+            "bool TokenBucket::try_take(std::int64_t n)",
+            "void TokenBucket::refill()"
         ],
         "{out}"
     );
@@ -265,12 +232,7 @@ fn a_trait_lists_the_impl_blocks_that_implement_it() {
         "pub struct Log;\n\nimpl<'s> crate::visit::Visitor<'s> for Log {\n    fn visit(&mut self, name: &'s str) {\n        println!(\"{name}\");\n    }\n}\n",
     );
     let out = env.json(&["symbol", "Visitor"]);
-    let headers: Vec<&str> = out["attached"]
-        .as_array()
-        .expect("attached")
-        .iter()
-        .map(|a| a["symbol"].as_str().unwrap())
-        .collect();
+    let headers = listed(&out, "symbol");
     assert_eq!(
         headers,
         [
@@ -281,12 +243,7 @@ fn a_trait_lists_the_impl_blocks_that_implement_it() {
     );
     // The type's own list has both of its blocks.
     let count = env.json(&["symbol", "Count"]);
-    let lines: Vec<&str> = count["attached"]
-        .as_array()
-        .expect("attached")
-        .iter()
-        .map(|a| a["line"].as_str().unwrap())
-        .collect();
+    let lines = listed(&count, "line");
     assert_eq!(
         lines,
         [

@@ -3,7 +3,7 @@
 
 use predicates::prelude::*;
 
-use super::super::util::{Env, LEDGER_RS};
+use super::super::util::{Env, LEDGER_RS, SHAPE_RS};
 use super::{candidate_list, code_env, compiled_copies};
 
 /// `ctx symbol`: the exact node with context, a list for ambiguous names, a
@@ -171,33 +171,7 @@ fn symbol_copies_are_one_candidate() {
 #[test]
 fn symbol_is_the_definition_not_its_impl_blocks() {
     let env = Env::empty();
-    env.write(
-        "src/shape.rs",
-        "use std::fmt;\n\
-         \n\
-         /// A shape with straight sides.\n\
-         pub struct Polygon {\n\
-         \x20   sides: u32,\n\
-         }\n\
-         \n\
-         /// Unrelated helper between the type and its impl.\n\
-         pub fn helper() -> u32 {\n\
-         \x20   7\n\
-         }\n\
-         \n\
-         impl Polygon {\n\
-         \x20   /// A triangle.\n\
-         \x20   pub fn triangle() -> Polygon {\n\
-         \x20       Polygon { sides: 3 }\n\
-         \x20   }\n\
-         }\n\
-         \n\
-         impl fmt::Display for Polygon {\n\
-         \x20   fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {\n\
-         \x20       write!(f, \"{}-gon\", self.sides)\n\
-         \x20   }\n\
-         }\n",
-    );
+    env.write("src/shape.rs", SHAPE_RS);
     let out = env.json(&["symbol", "Polygon"]);
     assert_eq!(out["kind"], "struct", "{out}");
     assert_eq!(out["symbol_lines"], serde_json::json!([3, 6]), "{out}");
