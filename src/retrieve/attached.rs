@@ -124,12 +124,13 @@ pub fn attached_to(owner: &Owner<'_>, pool: &[Chunk]) -> Vec<Attached> {
             // One name per method, though `#[cfg]` variants define it twice.
             let mut seen = std::collections::HashSet::new();
             names.retain(|n| seen.insert(*n));
+            let header = header(&s.signature, &s.qualified);
             out.push(Attached {
                 id: c.id.clone(),
-                symbol: header(&s.signature, &s.qualified),
+                line: impl_line(&header, &names),
+                symbol: header,
                 doc: c.doc.clone(),
                 lines: at,
-                line: impl_line(&header(&s.signature, &s.qualified), &names),
             });
             continue;
         }

@@ -285,9 +285,9 @@ impl Retriever {
             ));
         }
         let pool = self.catalog.code_chunks_mentioning(&last)?;
-        let mut found = candidates(pool.clone(), name, file, false, kinds);
+        let mut found = candidates(&pool, name, file, false, kinds);
         if found.is_empty() {
-            found = candidates(pool.clone(), name, file, true, kinds);
+            found = candidates(&pool, name, file, true, kinds);
         }
         Ok((found, pool))
     }
@@ -309,13 +309,7 @@ impl Retriever {
             pool.push(x.clone());
             Ok(())
         })?;
-        let found = candidates(
-            pool.clone(),
-            &sym.qualified,
-            Some(&c.doc),
-            false,
-            Kinds::All,
-        );
+        let found = candidates(&pool, &sym.qualified, Some(&c.doc), false, Kinds::All);
         let found = found
             .into_iter()
             .filter(|f| {
@@ -468,7 +462,7 @@ enum Kinds<'a> {
 }
 
 fn candidates(
-    chunks: Vec<Chunk>,
+    chunks: &[Chunk],
     name: &str,
     file: Option<&str>,
     fold: bool,
@@ -484,7 +478,7 @@ fn candidates(
     };
     let mut found: Vec<Found> = Vec::new();
     for c in chunks {
-        let Some(sym) = c.symbol.clone() else {
+        let Some(sym) = &c.symbol else {
             continue;
         };
         let q = canon(&sym.qualified);
@@ -531,7 +525,7 @@ fn candidates(
                 qualified: sym.qualified.clone(),
                 kind: sym.kind.clone(),
                 lines: c.lines,
-                whole: c,
+                whole: c.clone(),
                 copies: Vec::new(),
             }),
         }
