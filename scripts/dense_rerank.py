@@ -112,6 +112,19 @@ class Encoder:
         return np.concatenate(out) if out else np.zeros((0, 1), dtype=np.float32)
 
 
+def lexical_hits(bin_, segment, query, depth):
+    """ctx's lexical top `depth` for `query` (no re-ranking, no build); [] when it abstains."""
+    out = subprocess.run(
+        [bin_, "-s", str(segment), "search", query, "-k", str(depth), "--json", "--no-build", "--no-rerank"],
+        capture_output=True,
+        text=True,
+    ).stdout
+    try:
+        return json.loads(out)["hits"]
+    except (ValueError, KeyError):
+        return []
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("model", type=Path, help="directory with model.safetensors, config.json, tokenizer.json")
@@ -129,18 +142,7 @@ def main():
 
     queries = [json.loads(line) for line in open(a.queries) if line.strip()]
     queries = [q for q in queries if q["targets"]]
-    runs = []
-    for q in queries:
-        out = subprocess.run(
-            [a.bin, "-s", str(a.segment), "search", q["query"], "-k", str(a.depth), "--json", "--no-build", "--no-rerank"],
-            capture_output=True,
-            text=True,
-        ).stdout
-        try:
-            hits = json.loads(out)["hits"]
-        except (ValueError, KeyError):
-            hits = []
-        runs.append((q, hits))
+    runs = [(q, lexical_hits(a.bin, a.segment, q["query"], a.depth)) for q in queries]
 
     ids = sorted({h["id"] for _, hits in runs for h in hits})
     started = time.perf_counter()

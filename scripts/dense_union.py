@@ -16,14 +16,13 @@ Encoding is slow in NumPy (0.5 s per chunk on 2 cores); the pack should be small
 
 import argparse
 import json
-import subprocess
 import sys
 from pathlib import Path
 
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from dense_rerank import Encoder  # noqa: E402
+from dense_rerank import Encoder, lexical_hits  # noqa: E402
 from fts5_baseline import first_relevant  # noqa: E402
 
 
@@ -54,15 +53,7 @@ def main():
         s[1] += 1 / r if r else 0
 
     for q, v in zip(queries, enc.encode([q["query"] for q in queries])):
-        out = subprocess.run(
-            [a.bin, "-s", str(a.segment), "search", q["query"], "-k", "30", "--json", "--no-build", "--no-rerank"],
-            capture_output=True,
-            text=True,
-        ).stdout
-        try:
-            hits = json.loads(out)["hits"]
-        except (ValueError, KeyError):
-            hits = []
+        hits = lexical_hits(a.bin, a.segment, q["query"], 30)
         record("lex", hits, q)
         sims = vectors @ v
         nearest = [chunks[i] for i in np.argsort(-sims)[:30]]
