@@ -7,6 +7,7 @@
 use serde::Serialize;
 
 use super::get::{entry_cost, outline_line};
+use super::symbol::canon;
 use crate::chunk::Chunk;
 
 /// Method names listed on an impl block's line before the rest are counted.
@@ -218,7 +219,7 @@ fn impl_line(header: &str, names: &[&str]) -> String {
 /// The trait an impl header implements, by its last path segment without
 /// generics: `ParallelVisitorBuilder` of
 /// `impl<'s> crate::ParallelVisitorBuilder<'s> for FnBuilder<F>`.
-fn trait_of(header: &str) -> Option<&str> {
+pub(super) fn trait_of(header: &str) -> Option<&str> {
     let rest = header.trim().strip_prefix("impl")?;
     // The impl's own generic parameters, `<'s, F: Fn() -> T>`.
     let rest = if rest.starts_with('<') {
@@ -236,16 +237,18 @@ fn trait_of(header: &str) -> Option<&str> {
         rest
     };
     let (path, _) = rest.split_once(" for ")?;
-    let path = path.trim().trim_start_matches('!');
-    let path = path.split('<').next()?;
-    path.rsplit("::")
+    trait_name(path.trim().trim_start_matches('!'))
+}
+
+/// A trait path's last segment without generics: `Visitor` of
+/// `crate::visit::Visitor<'s>`.
+pub(super) fn trait_name(path: &str) -> Option<&str> {
+    path.split('<')
+        .next()?
+        .rsplit("::")
         .next()
         .map(str::trim)
         .filter(|t| !t.is_empty())
-}
-
-fn canon(s: &str) -> String {
-    s.replace("::", ".")
 }
 
 /// `Walk` of `Walk::next` (or `Walk.next`); empty for a bare name.

@@ -102,7 +102,12 @@ impl Window {
     /// "method Walk::next", or an impl block's header alone
     /// (`impl Iterator for Walk`), which already says what it is.
     pub fn label(&self) -> String {
-        if self.symbol.starts_with(&format!("{} ", self.kind)) {
+        // `impl<'s> Worker<'s>` says what it is too.
+        if self
+            .symbol
+            .strip_prefix(&self.kind)
+            .is_some_and(|rest| rest.starts_with([' ', '<']))
+        {
             self.symbol.clone()
         } else {
             format!("{} {}", self.kind, self.symbol)
@@ -446,7 +451,8 @@ fn fold_copies(found: Vec<Found>) -> Vec<Found> {
     kept
 }
 
-fn canon(s: &str) -> String {
+/// A qualified name with `.` for `::`, so both spellings meet.
+pub(super) fn canon(s: &str) -> String {
     s.replace("::", ".")
 }
 
@@ -486,15 +492,17 @@ fn candidates(
             continue;
         }
         if let Kinds::Impls(of) = kinds {
+            // The trait by name, as the list under a trait's window reads
+            // it; generic arguments, when given, must be the header's.
             let of_trait = |t: &str| {
                 let header = sym
                     .signature
                     .split_whitespace()
                     .collect::<Vec<_>>()
                     .join(" ");
-                [" ", ">", "::"]
-                    .iter()
-                    .any(|before| header.contains(&format!("{before}{t} for ")))
+                attached::trait_of(&header).is_some()
+                    && attached::trait_of(&header) == attached::trait_name(t)
+                    && (!t.contains('<') || header.contains(&format!("{t} for ")))
             };
             if sym.kind != "impl" || of.is_some_and(|t| !of_trait(t)) {
                 continue;

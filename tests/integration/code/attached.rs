@@ -241,6 +241,14 @@ fn a_trait_lists_the_impl_blocks_that_implement_it() {
         ],
         "{out}"
     );
+    // The lookup by header names the trait as the list does, generics aside.
+    let block = env.json(&["symbol", "impl Visitor for Count"]);
+    assert_eq!(block["symbol"], "impl<'s> Visitor<'s> for Count", "{block}");
+    let (text, _) = run(&env, &["symbol", "impl Visitor for Count"]);
+    assert!(
+        text.contains("] impl<'s> Visitor<'s> for Count (src/visit.rs:"),
+        "{text}"
+    );
     // The type's own list has both of its blocks.
     let count = env.json(&["symbol", "Count"]);
     let lines = listed(&count, "line");
