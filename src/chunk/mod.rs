@@ -13,8 +13,9 @@ pub mod text;
 use serde::{Deserialize, Serialize};
 
 /// Changes whenever the chunks of unchanged bytes change (a build with another
-/// version is a full rebuild): 2 added a symbol's own line range.
-pub const CHUNKER_VERSION: u32 = 2;
+/// version is a full rebuild): 2 added a symbol's own line range, 3 its
+/// supertypes.
+pub const CHUNKER_VERSION: u32 = 3;
 
 /// What kind of source a chunk came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -67,6 +68,10 @@ pub struct Symbol {
     /// The doc comment above the symbol, comment markers kept.
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub doc: String,
+    /// The types it extends or implements, by bare name (`Visitor` of
+    /// `class Count implements Visitor<T>`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub supers: Vec<String>,
     /// The definition's own lines `[first, last]`, doc comment to node end.
     /// Chunks tile the file, so a chunk can hold more (the `}` closing its
     /// container) or less (a container's chunk ends at its first member).

@@ -205,6 +205,7 @@ mod tests {
                 kind: "function".into(),
                 signature: String::new(),
                 doc: String::new(),
+                supers: Vec::new(),
                 lines: None,
             }),
             lang: Some("rust".into()),

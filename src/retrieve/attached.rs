@@ -1,14 +1,18 @@
-//! What a type has outside its own node: Rust `impl` blocks, and methods
-//! declared apart from their type (Go receivers, C++ `Type::method`
-//! definitions). `ctx symbol Walk` shows the struct, whose text names none of
-//! its methods; listing where they are lets an agent ask for the right one
-//! next instead of reading the file's outline.
+//! What a type has outside its own node: Rust `impl` blocks, methods declared
+//! apart from their type (Go receivers, C++ `Type::method` definitions), and
+//! the types that extend or implement it (a trait's impl blocks, a Java
+//! interface's classes, a Python base class's subclasses). `ctx symbol Walk`
+//! shows the struct, whose text names none of its methods; listing where they
+//! are lets an agent ask for the right one next instead of reading the file's
+//! outline or grepping for `implements`.
 
 use serde::Serialize;
 
 use super::get::{entry_cost, outline_line};
 use super::symbol::canon;
+use crate::catalog::Catalog;
 use crate::chunk::Chunk;
+use crate::error::Result;
 
 /// Method names listed on an impl block's line before the rest are counted.
 const NAMES_SHOWN: usize = 8;
@@ -25,9 +29,24 @@ pub struct Attached {
     pub doc: String,
     /// Its lines.
     pub lines: [usize; 2],
-    /// How it is listed: the impl header and its methods' names
-    /// (`impl Walk { new, skip_entry }`), or the method's signature.
+    /// How it is listed: the impl header or subtype's declaration and its
+    /// methods' names (`impl Walk { new, skip_entry }`), or the method's
+    /// signature.
     pub line: String,
+    /// What it is to the type.
+    pub relation: Relation,
+}
+
+/// How an [`Attached`] entry relates to the type.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Relation {
+    /// An impl block of the type, or one implementing the trait.
+    Impl,
+    /// A method of the type defined outside it.
+    Method,
+    /// A type that extends or implements it.
+    Subtype,
 }
 
 /// What the list left out for the budget.
@@ -53,19 +72,25 @@ pub struct Owner<'a> {
     pub lines: [usize; 2],
 }
 
-/// The line above the list, as a text answer prints it.
-pub fn heading(owner: &str) -> String {
-    format!("{owner} is also implemented in:\n")
+/// The line above `list`, as a text answer prints it.
+pub fn heading(owner: &str, list: &[Attached]) -> String {
+    let subtypes = list.iter().any(|a| a.relation == Relation::Subtype);
+    let own = list.iter().any(|a| a.relation != Relation::Subtype);
+    match (own, subtypes) {
+        (true, true) => format!("{owner} is also implemented in, and extended by:\n"),
+        (false, true) => format!("{owner} is extended or implemented by:\n"),
+        _ => format!("{owner} is also implemented in:\n"),
+    }
 }
 
 impl MoreAttached {
-    /// "2 more impl blocks or methods of Walk need BUDGET 412", with the way
-    /// the caller names a budget (`--budget`, `"budget":`).
+    /// "2 more impl blocks, methods or subtypes of Walk need BUDGET 412",
+    /// with the way the caller names a budget (`--budget`, `"budget":`).
     pub fn describe(&self, owner: &str, budget: &str) -> String {
         let (noun, verb) = if self.count == 1 {
-            ("impl block or method", "needs")
+            ("impl block, method or subtype", "needs")
         } else {
-            ("impl blocks or methods", "need")
+            ("impl blocks, methods or subtypes", "need")
         };
         format!(
             "{} more {noun} of {owner} {verb} {budget} {}",
@@ -75,10 +100,10 @@ impl MoreAttached {
 }
 
 /// The impl blocks and the methods of `owner` found in `pool` (chunks whose
-/// symbol mentions its name), in document and line order; for a trait, the
-/// impl blocks implementing it too. Code of a same-named type in another
-/// file is not the owner's: other files count only when `pool` defines the
-/// name once.
+/// symbol mentions its name), and the impl blocks and types that name it as
+/// a supertype, in document and line order. Code of a same-named type in
+/// another file is not the owner's: other files count only when `pool`
+/// defines the name once.
 pub fn attached_to(owner: &Owner<'_>, pool: &[Chunk]) -> Vec<Attached> {
     let first_parts = || {
         pool.iter()
@@ -89,13 +114,10 @@ pub fn attached_to(owner: &Owner<'_>, pool: &[Chunk]) -> Vec<Attached> {
         .filter(|(_, s)| s.kind != "impl" && s.name == owner.name && !is_member(&s.qualified))
         .count();
     let in_scope = |c: &Chunk| c.doc == owner.doc || definitions <= 1;
-    let implements = |signature: &str| {
-        owner.kind == "trait" && trait_of(signature).is_some_and(|t| t == owner.name)
-    };
+    let extends = |s: &crate::chunk::Symbol| s.supers.iter().any(|t| t == owner.name);
+    let is_owner = |c: &Chunk, at: [usize; 2]| c.doc == owner.doc && at == owner.lines;
     let impls: Vec<(&Chunk, [usize; 2])> = first_parts()
-        .filter(|(c, s)| {
-            s.kind == "impl" && (s.name == owner.name || implements(&s.signature)) && in_scope(c)
-        })
+        .filter(|(c, s)| s.kind == "impl" && (s.name == owner.name || extends(s)) && in_scope(c))
         .map(|(c, s)| (c, s.lines.unwrap_or(c.lines)))
         .collect();
     let inside_impl = |c: &Chunk, at: [usize; 2]| {
@@ -105,33 +127,53 @@ pub fn attached_to(owner: &Owner<'_>, pool: &[Chunk]) -> Vec<Attached> {
     };
     let own = canon(owner.qualified);
     let mut out = Vec::new();
+    // The names of the methods inside a block or type, once each though
+    // `#[cfg]` variants define one twice.
+    let methods = |c: &Chunk, s: &crate::chunk::Symbol, at: [usize; 2]| {
+        let mut seen = std::collections::HashSet::new();
+        first_parts()
+            .filter(|(m, ms)| {
+                let ml = ms.lines.unwrap_or(m.lines);
+                m.doc == c.doc
+                    && ms.kind != "impl"
+                    && at[0] < ml[0]
+                    && ml[1] <= at[1]
+                    && container(&ms.qualified) == canon(&s.qualified)
+            })
+            .map(|(_, ms)| ms.name.as_str())
+            .filter(|n| seen.insert(*n))
+            .collect::<Vec<&str>>()
+    };
     for (c, s) in first_parts() {
         let at = s.lines.unwrap_or(c.lines);
         if s.kind == "impl" {
             if !impls.iter().any(|(i, _)| i.id == c.id) {
                 continue;
             }
-            let mut names: Vec<&str> = first_parts()
-                .filter(|(m, ms)| {
-                    let ml = ms.lines.unwrap_or(m.lines);
-                    m.doc == c.doc
-                        && ms.kind != "impl"
-                        && at[0] < ml[0]
-                        && ml[1] <= at[1]
-                        && container(&ms.qualified) == canon(&s.qualified)
-                })
-                .map(|(_, ms)| ms.name.as_str())
-                .collect();
-            // One name per method, though `#[cfg]` variants define it twice.
-            let mut seen = std::collections::HashSet::new();
-            names.retain(|n| seen.insert(*n));
-            let header = header(&s.signature, &s.qualified);
+            let header = one_line(&s.signature, || format!("impl {}", s.qualified));
             out.push(Attached {
                 id: c.id.clone(),
-                line: impl_line(&header, &names),
+                line: impl_line(&header, &methods(c, s, at)),
                 symbol: header,
                 doc: c.doc.clone(),
                 lines: at,
+                relation: Relation::Impl,
+            });
+            continue;
+        }
+        if extends(s) && in_scope(c) && !is_owner(c, at) {
+            // Without the `:` or `{` that opens its body (`class Text(Resource):`).
+            let declaration = one_line(&s.signature, || s.qualified.clone())
+                .trim_end_matches([':', '{'])
+                .trim_end()
+                .to_string();
+            out.push(Attached {
+                id: c.id.clone(),
+                line: impl_line(&declaration, &methods(c, s, at)),
+                symbol: s.qualified.clone(),
+                doc: c.doc.clone(),
+                lines: at,
+                relation: Relation::Subtype,
             });
             continue;
         }
@@ -143,10 +185,37 @@ pub fn attached_to(owner: &Owner<'_>, pool: &[Chunk]) -> Vec<Attached> {
                 doc: c.doc.clone(),
                 lines: at,
                 line: outline_line(c).trim_start().to_string(),
+                relation: Relation::Method,
             });
         }
     }
     out
+}
+
+/// `pool` (the chunks whose symbol mentions `name`) and every code chunk of
+/// the files holding an impl block or a subtype of `name` among them: a
+/// block's methods seldom mention the type, and the list names them.
+pub fn with_members(catalog: &Catalog, name: &str, mut pool: Vec<Chunk>) -> Result<Vec<Chunk>> {
+    let mut docs: Vec<String> = pool
+        .iter()
+        .filter(|c| {
+            c.symbol.as_ref().is_some_and(|s| {
+                (s.kind == "impl" && s.name == name) || s.supers.iter().any(|t| t == name)
+            })
+        })
+        .map(|c| c.doc.clone())
+        .collect();
+    docs.dedup();
+    let mut known: std::collections::HashSet<String> = pool.iter().map(|c| c.id.clone()).collect();
+    for doc in docs {
+        catalog.for_each_chunk_of(&doc, |c| {
+            if c.symbol.is_some() && known.insert(c.id.clone()) {
+                pool.push(c.clone());
+            }
+            Ok(())
+        })?;
+    }
+    Ok(pool)
 }
 
 /// Keeps the entries of `list` that fit in `budget` tokens after the
@@ -162,24 +231,21 @@ pub fn fit(
     if list.is_empty() {
         return (list, 0, None);
     }
-    let costs: Vec<usize> = list
-        .iter()
-        .map(|a| entry_cost(&a.id, a.lines, &a.line))
+    // What the first `k` entries cost with the heading they get.
+    let mut entries = 0;
+    let cost: Vec<usize> = std::iter::once(0)
+        .chain(list.iter().enumerate().map(|(k, a)| {
+            entries += entry_cost(&a.id, a.lines, &a.line);
+            crate::tokens::estimate(&heading(owner, &list[..=k])) + entries
+        }))
         .collect();
-    let whole = crate::tokens::estimate(&heading(owner)) + costs.iter().sum::<usize>();
+    let whole = cost[list.len()];
     let room = budget.saturating_sub(used_before);
-    let mut used = crate::tokens::estimate(&heading(owner));
-    let mut shown = 0;
-    for cost in &costs {
-        if used + cost > room {
-            break;
-        }
-        used += cost;
-        shown += 1;
-    }
-    if shown == 0 {
-        used = 0;
-    }
+    let shown = (1..cost.len())
+        .take_while(|&k| cost[k] <= room)
+        .last()
+        .unwrap_or(0);
+    let used = cost[shown];
     let more = (shown < list.len()).then(|| MoreAttached {
         count: list.len() - shown,
         budget_needed: window_whole.max(used_before) + whole,
@@ -189,17 +255,14 @@ pub fn fit(
     (list, used, more)
 }
 
-/// An impl block's header on one line, or its type's name.
-fn header(signature: &str, qualified: &str) -> String {
-    let h = signature.split_whitespace().collect::<Vec<_>>().join(" ");
-    if h.is_empty() {
-        format!("impl {qualified}")
-    } else {
-        h
-    }
+/// A signature on one line, or `fallback` when there is none.
+fn one_line(signature: &str, fallback: impl FnOnce() -> String) -> String {
+    let line = signature.split_whitespace().collect::<Vec<_>>().join(" ");
+    if line.is_empty() { fallback() } else { line }
 }
 
-/// `impl Walk { new, skip_entry }`, its names cut after [`NAMES_SHOWN`].
+/// `impl Walk { new, skip_entry }` (or a subtype's declaration and its
+/// methods), its names cut after [`NAMES_SHOWN`].
 fn impl_line(header: &str, names: &[&str]) -> String {
     if names.is_empty() {
         return header.to_string();

@@ -253,6 +253,12 @@ impl Retriever {
                 doc: &f.whole.doc,
                 lines: f.lines,
             };
+            // For an ID, `select` read only the chunk's own file.
+            let pool = match id::parse(opts.name.trim()) {
+                Some(_) => self.catalog.code_chunks_mentioning(name)?,
+                None => pool,
+            };
+            let pool = attached::with_members(&self.catalog, name, pool)?;
             let (list, cost, more) = attached::fit(
                 attached::attached_to(&owner, &pool),
                 &f.qualified,

@@ -3,7 +3,7 @@
 //!
 //! Everything language-specific comes from the [`LanguageSpec`] row and its query;
 //! this file only knows the capture roles (`@definition.<kind>`, `@name`, `@scope`,
-//! `@doc`), the `container` property, and generic facts about syntax trees (ranges
+//! `@doc`, `@super`), the `container` property, and generic facts about syntax trees (ranges
 //! nest, comments are siblings, bodies are the `body` field).
 
 use std::cmp::Reverse;
@@ -44,6 +44,8 @@ pub(crate) struct Definition {
     pub(crate) docstring: Option<Range<usize>>,
     pub(crate) signature: String,
     pub(crate) doc: String,
+    /// The types it extends or implements, by bare name (`@super`).
+    pub(crate) supers: Vec<String>,
     /// The comment nodes above the definition, in order, and whether each is
     /// documentation by the language's convention.
     pub(crate) comments: Vec<(Range<usize>, bool)>,
@@ -110,9 +112,10 @@ pub(crate) fn extract(text: &str, spec: &LanguageSpec) -> Result<Extraction, Str
     let Candidates {
         list,
         docs,
+        supers,
         file_docs,
     } = candidates(text, spec, compiled, root);
-    let definitions = build(text, spec, list, &docs);
+    let definitions = build(text, spec, list, &docs, &supers);
     let mut cursor = root.walk();
     let mut file_docs: Vec<Range<usize>> = root
         .children(&mut cursor)
@@ -156,6 +159,8 @@ struct Candidates<'tree> {
     list: Vec<Candidate<'tree>>,
     /// Docstring ranges keyed by the id of the definition node they belong to.
     docs: HashMap<usize, Range<usize>>,
+    /// Supertype names keyed by the id of the definition node, in order.
+    supers: HashMap<usize, Vec<String>>,
     /// `@doc` captures in matches without a definition.
     file_docs: Vec<Range<usize>>,
 }
@@ -168,17 +173,20 @@ fn candidates<'tree>(
 ) -> Candidates<'tree> {
     let mut list = Vec::new();
     let mut docs = HashMap::new();
+    let mut supers: HashMap<usize, Vec<String>> = HashMap::new();
     let mut file_docs = Vec::new();
     let mut cursor = QueryCursor::new();
     let mut matches = cursor.matches(&compiled.query, root, text.as_bytes());
     while let Some(found) = matches.next() {
         let (mut definition, mut name, mut scope, mut doc) = (None, None, None, None);
+        let mut bases = Vec::new();
         for capture in found.captures() {
             match &compiled.roles[capture.index as usize] {
                 Role::Definition(kind) => definition = Some((&**kind, capture.node)),
                 Role::Name => name = Some(capture.node),
                 Role::Scope => scope = Some(capture.node),
                 Role::Doc => doc = Some(capture.node),
+                Role::Super => bases.push(capture.node),
                 Role::Other => {}
             }
         }
@@ -188,6 +196,13 @@ fn candidates<'tree>(
         };
         if let Some(doc) = doc {
             docs.entry(node.id()).or_insert_with(|| doc.byte_range());
+        }
+        for base in bases {
+            let found = supers.entry(node.id()).or_default();
+            let base = type_name(&text[base.byte_range()]);
+            if !base.is_empty() && !found.contains(&base) {
+                found.push(base);
+            }
         }
         let Some(name) = name else {
             continue;
@@ -227,7 +242,26 @@ fn candidates<'tree>(
     Candidates {
         list,
         docs,
+        supers,
         file_docs,
+    }
+}
+
+/// A type as written in a supertype list, reduced to its bare name:
+/// `Component` of `React.Component<Props>`, `Generic` of `typing.Generic[T]`,
+/// `Base` of `ns::Base<T>`.
+fn type_name(written: &str) -> String {
+    let path = written
+        .split(['<', '[', '('])
+        .next()
+        .unwrap_or_default()
+        .trim();
+    let name = path.rsplit(['.', ':']).next().unwrap_or_default().trim();
+    // Lifetimes and `?Sized` in a trait's bounds are not types it extends.
+    if name.starts_with(|c: char| c.is_alphabetic() || c == '_') {
+        name.to_string()
+    } else {
+        String::new()
     }
 }
 
@@ -238,6 +272,7 @@ fn build(
     spec: &LanguageSpec,
     candidates: Vec<Candidate<'_>>,
     docs: &HashMap<usize, Range<usize>>,
+    supers: &HashMap<usize, Vec<String>>,
 ) -> Vec<Definition> {
     // Candidates are sorted by start, widest first, so a stack of open ranges
     // gives each one its nearest enclosing definition.
@@ -275,6 +310,7 @@ fn build(
         spec,
         candidates: &candidates,
         docs,
+        supers,
         members: &members,
     };
     top.into_iter()
@@ -288,13 +324,20 @@ struct Context<'a, 'tree> {
     spec: &'a LanguageSpec,
     candidates: &'a [Candidate<'tree>],
     docs: &'a HashMap<usize, Range<usize>>,
+    supers: &'a HashMap<usize, Vec<String>>,
     /// Indices of each candidate's members, in document order.
     members: &'a [Vec<usize>],
 }
 
 impl Context<'_, '_> {
     fn assemble(&self, index: usize) -> Definition {
-        let mut found = definition(self.text, self.spec, &self.candidates[index], self.docs);
+        let candidate = &self.candidates[index];
+        let mut found = definition(self.text, self.spec, candidate, self.docs);
+        found.supers = [candidate.node.id(), candidate.outer.id()]
+            .iter()
+            .find_map(|id| self.supers.get(id))
+            .cloned()
+            .unwrap_or_default();
         found.children = self.members[index]
             .iter()
             .map(|&member| self.assemble(member))
@@ -369,6 +412,7 @@ fn definition(
         docstring,
         signature,
         doc,
+        supers: Vec::new(),
         comments,
         children: Vec::new(),
     }

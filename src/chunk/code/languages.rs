@@ -58,6 +58,8 @@ pub(crate) enum Role {
     Scope,
     /// `@doc`: a docstring inside the definition.
     Doc,
+    /// `@super`: a type the definition extends or implements.
+    Super,
     /// Anything else (helper captures used by predicates).
     Other,
 }
@@ -82,6 +84,7 @@ impl Compiled {
                 "name" => Role::Name,
                 "scope" => Role::Scope,
                 "doc" => Role::Doc,
+                "super" => Role::Super,
                 other => match other.strip_prefix("definition.") {
                     Some(kind) => Role::Definition(kind.into()),
                     None => Role::Other,

@@ -161,6 +161,7 @@ fn by_symbols(
             kind: definition.kind.clone(),
             signature: definition.signature.clone(),
             doc: definition.doc.clone(),
+            supers: definition.supers.clone(),
             lines: Some(lines.range(definition.start, definition.node.end)),
         });
         let parts = split::split_lines(text, piece.range, opts.max_chunk_tokens);

@@ -35,7 +35,8 @@ fn options(max_chunk_tokens: usize) -> ChunkOptions {
     ChunkOptions { max_chunk_tokens }
 }
 
-/// One line per symbol chunk: `kind qualified first-last`.
+/// One line per symbol chunk: `kind qualified first-last`, then the node's
+/// own lines when they differ and the supertypes after ` : `.
 fn symbol_lines(chunked: &Chunked) -> String {
     let mut out = String::new();
     for chunk in &chunked.chunks {
@@ -47,6 +48,9 @@ fn symbol_lines(chunked: &Chunked) -> String {
             ));
             if let Some([first, last]) = symbol.lines.filter(|&own| own != chunk.lines) {
                 out.push_str(&format!(" node {first}-{last}"));
+            }
+            if !symbol.supers.is_empty() {
+                out.push_str(&format!(" : {}", symbol.supers.join(", ")));
             }
             out.push('\n');
         }
@@ -558,4 +562,53 @@ fn errors_around_well_formed_definitions_keep_symbols() {
         chunked.notes
     );
     assert!(symbols.contains("function db_open_29 "), "{symbols}");
+}
+
+/// `Symbol: Super, Super` for every symbol chunk with supertypes.
+fn supers_of(lang: &str, path: &str, text: &str) -> Vec<String> {
+    chunk_code(path, text, spec(lang), &ChunkOptions::default())
+        .chunks
+        .into_iter()
+        .filter_map(|chunk| chunk.symbol)
+        .filter(|symbol| !symbol.supers.is_empty())
+        .map(|symbol| format!("{}: {}", symbol.qualified, symbol.supers.join(", ")))
+        .collect()
+}
+
+#[test]
+fn supertypes_by_bare_name() {
+    let java = "class Count extends java.util.AbstractList<String> implements Visitor<String>, Closeable {\n  void close() {}\n}\ninterface Walker extends Visitor<Path> {}\nenum Mode implements Labelled { A }\nrecord Point(int x) implements Shape {}\n";
+    assert_eq!(
+        supers_of("java", "Count.java", java),
+        [
+            "Count: AbstractList, Visitor, Closeable",
+            "Walker: Visitor",
+            "Mode: Labelled",
+            "Point: Shape"
+        ]
+    );
+    let ts = "export class Store extends base.Cache<string> implements Readable, ns.Sized {}\nabstract class Shape implements Drawable {}\ninterface Walker extends Visitor<Path>, Named {}\n";
+    assert_eq!(
+        supers_of("typescript", "store.ts", ts),
+        [
+            "Store: Cache, Readable, Sized",
+            "Shape: Drawable",
+            "Walker: Visitor, Named"
+        ]
+    );
+    let py = "class Store(abc.Mapping, Generic[T], metaclass=ABCMeta):\n    pass\n\nclass Plain:\n    pass\n";
+    assert_eq!(
+        supers_of("python", "store.py", py),
+        ["Store: Mapping, Generic"]
+    );
+    let cpp = "class Ring : public Base, private ns::Buffer<int> {\n  int n;\n};\nstruct Node : Item {};\n";
+    assert_eq!(
+        supers_of("cpp", "ring.cpp", cpp),
+        ["Ring: Base, Buffer", "Node: Item"]
+    );
+    let rust = "trait Walker<'a>: Visitor + std::fmt::Debug + 'a + ?Sized {}\nimpl<'s> crate::Visitor<'s> for Count {}\nimpl Count {}\n";
+    assert_eq!(
+        supers_of("rust", "walk.rs", rust),
+        ["Walker: Visitor, Debug", "Count: Visitor"]
+    );
 }

@@ -78,7 +78,7 @@ pub(super) fn symbol(cli: &Cli, p: &Printer, args: &SymbolArgs) -> anyhow::Resul
         entry_line(p, &m.id, m.lines, &m.signature);
     }
     if !w.attached.is_empty() {
-        p.text(&attached::heading(&w.symbol));
+        p.text(&attached::heading(&w.symbol, &w.attached));
         for a in &w.attached {
             entry_line(p, &a.id, a.lines, &a.line);
         }

@@ -204,12 +204,13 @@ pub(super) fn render_members(w: &Window) -> String {
     out
 }
 
-/// A type's impl blocks and methods defined outside it, when it has any.
+/// A type's impl blocks and methods defined outside it, and the types that
+/// extend it, when it has any.
 fn render_attached(w: &Window) -> String {
     let mut out = String::new();
     if !w.attached.is_empty() {
         out.push('\n');
-        out.push_str(attached::heading(&w.symbol).trim_end());
+        out.push_str(attached::heading(&w.symbol, &w.attached).trim_end());
         for a in &w.attached {
             out.push_str(&format!(
                 "\n[{}] {}-{}  {}",

@@ -1,5 +1,6 @@
 //! `ctx symbol Type` names the type's code outside its own node: Rust impl
-//! blocks with their methods, Go methods declared on a receiver.
+//! blocks with their methods, Go methods declared on a receiver, and the types
+//! that extend or implement it.
 
 use super::super::util::{Env, SHAPE_RS};
 
@@ -83,6 +84,10 @@ fn a_type_window_lists_its_impl_blocks_and_their_methods() {
     );
     let block = env.json(&["symbol", attached[1]["id"].as_str().unwrap()]);
     assert_eq!(block["symbol"], "impl Polygon", "{block}");
+    // Asked for by its ID, the struct lists the same blocks, the other
+    // file's included.
+    let by_id = env.json(&["symbol", out["id"].as_str().unwrap()]);
+    assert_eq!(by_id["attached"], out["attached"], "{by_id}");
     // What is shown under the window's title line, list included, is what
     // the window says it costs.
     let (_, shown) = text.split_once('\n').unwrap();
@@ -114,7 +119,7 @@ fn the_list_keeps_to_the_budget_and_names_the_budget_for_the_rest() {
     let (_, stderr) = run(&env, &["symbol", "Polygon", "--budget", &short]);
     assert!(
         stderr.contains(&format!(
-            "1 more impl block or method of Polygon needs --budget {all}"
+            "1 more impl block, method or subtype of Polygon needs --budget {all}"
         )),
         "{stderr}"
     );
@@ -127,7 +132,7 @@ fn the_list_keeps_to_the_budget_and_names_the_budget_for_the_rest() {
     assert!(!text.contains("also implemented"), "{text}");
     assert!(
         stderr.contains(&format!(
-            "3 more impl blocks or methods of Polygon need --budget {all}"
+            "3 more impl blocks, methods or subtypes of Polygon need --budget {all}"
         )),
         "{stderr}"
     );
@@ -241,6 +246,16 @@ fn a_trait_lists_the_impl_blocks_that_implement_it() {
         ],
         "{out}"
     );
+    // Each with its methods, though they do not name the trait.
+    assert_eq!(
+        listed(&out, "line"),
+        [
+            "impl<'s> crate::visit::Visitor<'s> for Log { visit }",
+            "impl<'s> Visitor<'s> for Count { visit }"
+        ],
+        "{out}"
+    );
+    assert_eq!(listed(&out, "relation"), ["impl", "impl"], "{out}");
     // The lookup by header names the trait as the list does, generics aside.
     let block = env.json(&["symbol", "impl Visitor for Count"]);
     assert_eq!(block["symbol"], "impl<'s> Visitor<'s> for Count", "{block}");
@@ -260,4 +275,115 @@ fn a_trait_lists_the_impl_blocks_that_implement_it() {
         ],
         "{out}"
     );
+}
+
+/// A Java interface lists the classes implementing it and the interfaces
+/// extending it, in any file, each with its methods.
+#[test]
+fn a_java_interface_lists_what_implements_or_extends_it() {
+    let env = Env::empty();
+    env.write(
+        "src/Listener.java",
+        "package app;\n\n/** Hears about closed ledgers. */\npublic interface Listener<T> {\n    void onClose(T ledger);\n}\n",
+    );
+    env.write(
+        "src/Audit.java",
+        "package app;\n\npublic final class Audit extends Base implements Closeable, app.Listener<Ledger> {\n    public void onClose(Ledger l) {\n        check(l);\n    }\n\n    void check(Ledger l) {}\n}\n",
+    );
+    env.write(
+        "src/Loud.java",
+        "package app;\n\ninterface Loud extends Listener<Ledger> {\n    void shout();\n}\n",
+    );
+    // Naming the interface in a body or a field is not implementing it.
+    env.write(
+        "src/Bus.java",
+        "package app;\n\nclass Bus {\n    Listener<Ledger> listener;\n    void add(Listener<Ledger> l) { listener = l; }\n}\n",
+    );
+    let out = env.json(&["symbol", "Listener"]);
+    assert_eq!(listed(&out, "symbol"), ["Audit", "Loud"], "{out}");
+    assert_eq!(listed(&out, "relation"), ["subtype", "subtype"], "{out}");
+    assert_eq!(
+        listed(&out, "line"),
+        [
+            "public final class Audit extends Base implements Closeable, app.Listener<Ledger> { onClose, check }",
+            "interface Loud extends Listener<Ledger>"
+        ],
+        "{out}"
+    );
+    let (text, _) = run(&env, &["symbol", "Listener"]);
+    let audit = out["attached"][0]["id"].as_str().unwrap();
+    assert!(
+        text.contains(&format!(
+            "Listener is extended or implemented by:\n[{audit}] 3-9  public final class Audit"
+        )),
+        "{text}"
+    );
+    let (_, shown) = text.split_once('\n').unwrap();
+    assert_eq!(
+        out["token_est"].as_u64(),
+        Some(ctx::tokens::estimate(shown) as u64),
+        "{text}"
+    );
+    // The entry's ID shows the class.
+    let class = env.json(&["symbol", audit]);
+    assert_eq!(class["symbol"], "Audit", "{class}");
+}
+
+/// A Python base class lists its subclasses (a keyword argument such as
+/// `metaclass=` is not a base); when two files define the base's name, a
+/// subclass elsewhere could mean either and is not listed.
+#[test]
+fn a_python_base_class_lists_its_subclasses() {
+    let env = Env::empty();
+    env.write(
+        "pkg/base.py",
+        "import abc\n\n\nclass Resource(abc.ABC):\n    \"\"\"A readable thing.\"\"\"\n\n    @abc.abstractmethod\n    def read(self): ...\n",
+    );
+    env.write(
+        "pkg/kinds.py",
+        "from pkg import base\n\n\nclass Text(base.Resource):\n    def read(self):\n        return self.text\n\n\nclass Meta(metaclass=Resource):\n    pass\n",
+    );
+    let out = env.json(&["symbol", "Resource"]);
+    assert_eq!(listed(&out, "symbol"), ["Text"], "{out}");
+    assert_eq!(
+        listed(&out, "line"),
+        ["class Text(base.Resource) { read }"],
+        "{out}"
+    );
+
+    env.write(
+        "other/model.py",
+        "class Resource:\n    pass\n\n\nclass Local(Resource):\n    pass\n",
+    );
+    let out = env.json(&["symbol", "Resource", "--file", "pkg/base.py"]);
+    assert!(out.get("attached").is_none(), "{out}");
+    let out = env.json(&["symbol", "Resource", "--file", "other/model.py"]);
+    assert_eq!(listed(&out, "symbol"), ["Local"], "{out}");
+}
+
+/// A C++ class with a method defined outside it and a derived class gets
+/// both, under a heading that says so; TypeScript `implements` and interface
+/// `extends` count as TypeScript writes them.
+#[test]
+fn cpp_and_typescript_subtypes() {
+    let env = Env::empty();
+    env.write(
+        "shape.cpp",
+        "class Shape {\n public:\n  double area() const;\n};\n\ndouble Shape::area() const { return 0; }\n\nclass Square : public Shape {\n  double side;\n};\n",
+    );
+    let out = env.json(&["symbol", "Shape"]);
+    assert_eq!(listed(&out, "relation"), ["method", "subtype"], "{out}");
+    let (text, _) = run(&env, &["symbol", "Shape"]);
+    assert!(
+        text.contains("Shape is also implemented in, and extended by:\n"),
+        "{text}"
+    );
+    assert!(text.contains("  class Square : public Shape\n"), "{text}");
+
+    env.write(
+        "store.ts",
+        "export interface Readable {\n  read(): string;\n}\n\nexport class Store implements Readable {\n  read(): string {\n    return '';\n  }\n}\n\ninterface Seekable extends Readable {\n  seek(at: number): void;\n}\n",
+    );
+    let out = env.json(&["symbol", "Readable"]);
+    assert_eq!(listed(&out, "symbol"), ["Store", "Seekable"], "{out}");
 }

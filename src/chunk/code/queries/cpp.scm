@@ -46,3 +46,9 @@
     (identifier) @name
     (init_declarator declarator: (identifier) @name)
   ]) @definition.var)])
+
+; Base classes.
+(class_specifier
+  (base_class_clause [(type_identifier) (qualified_identifier) (template_type)] @super)) @definition.class
+(struct_specifier
+  (base_class_clause [(type_identifier) (qualified_identifier) (template_type)] @super)) @definition.struct

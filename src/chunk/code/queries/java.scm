@@ -10,3 +10,10 @@
 ((interface_declaration name: (identifier) @name) @definition.interface (#set! container))
 ((annotation_type_declaration name: (identifier) @name) @definition.interface (#set! container))
 ((enum_declaration name: (identifier) @name) @definition.enum (#set! container))
+
+; Supertypes: `extends` and `implements`.
+(class_declaration superclass: (superclass (_) @super)) @definition.class
+(class_declaration interfaces: (super_interfaces (type_list (_) @super))) @definition.class
+(record_declaration interfaces: (super_interfaces (type_list (_) @super))) @definition.class
+(enum_declaration interfaces: (super_interfaces (type_list (_) @super))) @definition.enum
+(interface_declaration (extends_interfaces (type_list (_) @super))) @definition.interface

@@ -40,3 +40,9 @@
   (export_statement
     (lexical_declaration kind: "const"
       (variable_declarator name: (identifier) @name)) @definition.const))
+
+; The class a class extends.
+([
+  (class_declaration (class_heritage (_) @super))
+  (class (class_heritage (_) @super))
+] @definition.class)

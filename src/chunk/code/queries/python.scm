@@ -26,3 +26,7 @@
 
 ; The module docstring: a `@doc` without a definition documents the file.
 (module . (expression_statement (string) @doc))
+
+; Base classes (keyword arguments such as `metaclass=` are not bases).
+(class_definition
+  superclasses: (argument_list [(identifier) (attribute) (subscript)] @super)) @definition.class

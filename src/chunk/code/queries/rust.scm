@@ -5,7 +5,10 @@
 ; - `@definition.<kind>` marks the node a symbol chunk spans; `<kind>` becomes
 ;   `Symbol::kind`. `@name` is its name, `@scope` (optional) a qualifier written
 ;   outside any container (Go receivers, C++ `Foo::bar` definitions), `@doc`
-;   (optional) a docstring inside the node.
+;   (optional) a docstring inside the node, `@super` (optional, repeatable) a
+;   type the definition extends or implements, kept by its bare name.
+; - A match without `@name` only attaches its `@doc` or `@super` captures to
+;   the definition node it captures (which another pattern names).
 ; - `(#set! container)` marks definitions whose captured children get chunks of
 ;   their own; definitions nested in any other definition stay inside it.
 ; - When two patterns capture the same node, the earlier pattern wins; when two
@@ -51,3 +54,7 @@
 (mod_item body: (declaration_list (type_item name: (type_identifier) @name) @definition.type))
 (mod_item body: (declaration_list (const_item name: (identifier) @name) @definition.const))
 (mod_item body: (declaration_list (static_item name: (identifier) @name) @definition.static))
+
+; What an impl block implements, and a trait's supertraits.
+(impl_item trait: (_) @super) @definition.impl
+(trait_item bounds: (trait_bounds (_) @super)) @definition.trait

@@ -59,3 +59,18 @@
     (export_statement
       (lexical_declaration kind: "const"
         (variable_declarator name: (identifier) @name)) @definition.const)))
+
+; Supertypes: `extends` and `implements`.
+([
+  (class_declaration (class_heritage (extends_clause value: (_) @super)))
+  (abstract_class_declaration (class_heritage (extends_clause value: (_) @super)))
+  (class (class_heritage (extends_clause value: (_) @super)))
+] @definition.class)
+
+([
+  (class_declaration (class_heritage (implements_clause (_) @super)))
+  (abstract_class_declaration (class_heritage (implements_clause (_) @super)))
+  (class (class_heritage (implements_clause (_) @super)))
+] @definition.class)
+
+(interface_declaration (extends_type_clause type: (_) @super)) @definition.interface
