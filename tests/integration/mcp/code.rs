@@ -148,6 +148,7 @@ fn symbol_and_file_outline_over_mcp() {
         assert_ok(&steps[12]);
         let attached = &s(12)["attached"][0];
         assert_eq!(attached["symbol"], "impl Iterator for Walk", "{mode}");
+        assert_eq!(attached["relation"], "impl", "{mode}");
         assert!(
             text(&steps[12], 0).contains(&format!(
                 "}}\nWalk is also implemented in:\n[{}] 90-125  impl Iterator for Walk {{ next",
