@@ -279,41 +279,6 @@ fn impl_line(header: &str, names: &[&str]) -> String {
     format!("{header} {{ {shown} }}")
 }
 
-/// The trait an impl header implements, by its last path segment without
-/// generics: `ParallelVisitorBuilder` of
-/// `impl<'s> crate::ParallelVisitorBuilder<'s> for FnBuilder<F>`.
-pub(super) fn trait_of(header: &str) -> Option<&str> {
-    let rest = header.trim().strip_prefix("impl")?;
-    // The impl's own generic parameters, `<'s, F: Fn() -> T>`.
-    let rest = if rest.starts_with('<') {
-        let mut depth = 0usize;
-        let end = rest.char_indices().find_map(|(i, ch)| {
-            match ch {
-                '<' => depth += 1,
-                '>' if !rest[..i].ends_with('-') => depth = depth.saturating_sub(1),
-                _ => {}
-            }
-            (depth == 0).then_some(i)
-        })?;
-        &rest[end + 1..]
-    } else {
-        rest
-    };
-    let (path, _) = rest.split_once(" for ")?;
-    trait_name(path.trim().trim_start_matches('!'))
-}
-
-/// A trait path's last segment without generics: `Visitor` of
-/// `crate::visit::Visitor<'s>`.
-pub(super) fn trait_name(path: &str) -> Option<&str> {
-    path.split('<')
-        .next()?
-        .rsplit("::")
-        .next()
-        .map(str::trim)
-        .filter(|t| !t.is_empty())
-}
-
 /// `Walk` of `Walk::next` (or `Walk.next`); empty for a bare name.
 fn container(qualified: &str) -> String {
     let q = canon(qualified);
@@ -324,28 +289,4 @@ fn container(qualified: &str) -> String {
 
 fn is_member(qualified: &str) -> bool {
     !container(qualified).is_empty()
-}
-
-#[cfg(test)]
-mod tests {
-    use super::trait_of;
-
-    #[test]
-    fn the_trait_of_an_impl_header() {
-        assert_eq!(trait_of("impl Iterator for Walk"), Some("Iterator"));
-        assert_eq!(
-            trait_of("impl std::fmt::Debug for WalkBuilder"),
-            Some("Debug")
-        );
-        assert_eq!(
-            trait_of(
-                "impl<'s, F: FnMut() -> FnVisitor<'s>> ParallelVisitorBuilder<'s> for FnBuilder<F>"
-            ),
-            Some("ParallelVisitorBuilder")
-        );
-        assert_eq!(trait_of("impl<T> From<Vec<T>> for Stack"), Some("From"));
-        assert_eq!(trait_of("impl !Send for Guard"), Some("Send"));
-        assert_eq!(trait_of("impl Walk"), None);
-        assert_eq!(trait_of("impl<'s> Worker<'s>"), None);
-    }
 }

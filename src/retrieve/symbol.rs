@@ -498,16 +498,16 @@ fn candidates(
             continue;
         }
         if let Kinds::Impls(of) = kinds {
-            // The trait by name, as the list under a trait's window reads
-            // it; generic arguments, when given, must be the header's.
+            // The trait by name (the block's supertype, as the list under a
+            // trait's window reads it); generic arguments, when given, must
+            // be the header's.
             let of_trait = |t: &str| {
                 let header = sym
                     .signature
                     .split_whitespace()
                     .collect::<Vec<_>>()
                     .join(" ");
-                attached::trait_of(&header).is_some()
-                    && attached::trait_of(&header) == attached::trait_name(t)
+                sym.supers.first() == Some(&crate::chunk::code::type_name(t))
                     && (!t.contains('<') || header.contains(&format!("{t} for ")))
             };
             if sym.kind != "impl" || of.is_some_and(|t| !of_trait(t)) {

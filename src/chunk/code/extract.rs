@@ -250,7 +250,7 @@ fn candidates<'tree>(
 /// A type as written in a supertype list, reduced to its bare name:
 /// `Component` of `React.Component<Props>`, `Generic` of `typing.Generic[T]`,
 /// `Base` of `ns::Base<T>`.
-fn type_name(written: &str) -> String {
+pub(crate) fn type_name(written: &str) -> String {
     let path = written
         .split(['<', '[', '('])
         .next()

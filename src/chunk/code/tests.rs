@@ -506,9 +506,14 @@ fn supertypes_by_bare_name() {
         supers_of("cpp", "ring.cpp", cpp),
         ["Ring: Base, Buffer", "Node: Item"]
     );
-    let rust = "trait Walker<'a>: Visitor + std::fmt::Debug + 'a + ?Sized {}\nimpl<'s> crate::Visitor<'s> for Count {}\nimpl Count {}\n";
+    let rust = "trait Walker<'a>: Visitor + std::fmt::Debug + 'a + ?Sized {}\nimpl<'s, F: Fn() -> u8> crate::Visitor<'s> for Count {}\nimpl Count {}\nimpl<T> From<Vec<T>> for Stack {}\nimpl !Send for Guard {}\n";
     assert_eq!(
         supers_of("rust", "walk.rs", rust),
-        ["Walker: Visitor, Debug", "Count: Visitor"]
+        [
+            "Walker: Visitor, Debug",
+            "Count: Visitor",
+            "Stack: From",
+            "Guard: Send"
+        ]
     );
 }
