@@ -162,8 +162,13 @@ pub fn attached_to(owner: &Owner<'_>, pool: &[Chunk]) -> Vec<Attached> {
             continue;
         }
         if extends(s) && in_scope(c) && !is_owner(c, at) {
-            // Without the `:` or `{` that opens its body (`class Text(Resource):`).
-            let declaration = one_line(&s.signature, || s.qualified.clone())
+            // Up to its body: the `:` of `class Text(Resource):`, the fields
+            // of a Go `type Locked struct { *Cache … }` whose node has no body.
+            let declaration = one_line(&s.signature, || s.qualified.clone());
+            let declaration = declaration
+                .split(" {")
+                .next()
+                .unwrap_or_default()
                 .trim_end_matches([':', '{'])
                 .trim_end()
                 .to_string();

@@ -249,13 +249,15 @@ fn candidates<'tree>(
 
 /// A type as written in a supertype list, reduced to its bare name:
 /// `Component` of `React.Component<Props>`, `Generic` of `typing.Generic[T]`,
-/// `Base` of `ns::Base<T>`.
+/// `Base` of `ns::Base<T>`, `Reader` of `*bufio.Reader`.
 pub(crate) fn type_name(written: &str) -> String {
+    // A Go embedded field may be a pointer (`*Reader`).
     let path = written
         .split(['<', '[', '('])
         .next()
         .unwrap_or_default()
-        .trim();
+        .trim()
+        .trim_start_matches(['*', '&']);
     let name = path.rsplit(['.', ':']).next().unwrap_or_default().trim();
     // Lifetimes and `?Sized` in a trait's bounds are not types it extends.
     if name.starts_with(|c: char| c.is_alphabetic() || c == '_') {

@@ -506,6 +506,11 @@ fn supertypes_by_bare_name() {
         supers_of("cpp", "ring.cpp", cpp),
         ["Ring: Base, Buffer", "Node: Item"]
     );
+    let go = "package io\n\ntype ReadCloser interface {\n\tReader\n\tio.Closer\n\tRead2() error\n}\n\ntype Buffered struct {\n\t*bufio.Reader\n\tsync.Mutex\n\tn int\n}\n";
+    assert_eq!(
+        supers_of("go", "io.go", go),
+        ["ReadCloser: Reader, Closer", "Buffered: Reader, Mutex"]
+    );
     let rust = "trait Walker<'a>: Visitor + std::fmt::Debug + 'a + ?Sized {}\nimpl<'s, F: Fn() -> u8> crate::Visitor<'s> for Count {}\nimpl Count {}\nimpl<T> From<Vec<T>> for Stack {}\nimpl !Send for Guard {}\n";
     assert_eq!(
         supers_of("rust", "walk.rs", rust),

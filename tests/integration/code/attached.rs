@@ -179,7 +179,13 @@ fn a_go_type_lists_its_methods() {
          \n\
          func (c Cache) Len() int { return len(c.items) }\n\
          \n\
-         func helper() {}\n",
+         func helper() {}\n\
+         \n\
+         // Locked embeds a Cache, and so has its methods.\n\
+         type Locked struct {\n\
+         \t*Cache\n\
+         \tmu sync.Mutex\n\
+         }\n",
     );
     let out = env.json(&["symbol", "Cache"]);
     let lines = listed(&out, "line");
@@ -187,8 +193,14 @@ fn a_go_type_lists_its_methods() {
         lines,
         [
             "func (c *Cache) Get(key string) []byte",
-            "func (c Cache) Len() int"
+            "func (c Cache) Len() int",
+            "type Locked struct"
         ],
+        "{out}"
+    );
+    assert_eq!(
+        listed(&out, "relation"),
+        ["method", "method", "subtype"],
         "{out}"
     );
 }

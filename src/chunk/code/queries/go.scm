@@ -23,3 +23,11 @@
 
 (source_file (const_declaration (const_spec name: (identifier) @name)) @definition.const)
 (source_file (var_declaration (var_spec name: (identifier) @name)) @definition.var)
+
+; Embedded interfaces and embedded struct fields, Go's way of extending a type
+; (implicit interface satisfaction is not captured).
+(type_declaration
+  (type_spec type: (interface_type (type_elem [(type_identifier) (qualified_type)] @super)))) @definition.interface
+(type_declaration
+  (type_spec type: (struct_type (field_declaration_list
+    (field_declaration !name type: (_) @super))))) @definition.struct
