@@ -399,7 +399,7 @@ impl ToolName {
                 r#"Cite the [id]s. If it answers "No evidence", say so instead of inventing. Example: {"query":"which ports does the agent use","budget":800}."#
             }
             ToolName::Symbol => {
-                r#"Several matches return a list: call again with "file". Example: {"name":"WalkBuilder::build","context_lines":3}."#
+                r#"Several matches return a list: call again with "file". A type's answer ends with its impl blocks, methods elsewhere and subtypes, each with an ID to pass as "name". Example: {"name":"WalkBuilder::build","context_lines":3}."#
             }
             ToolName::Length => {
                 r#"Check it before reading. Example: {"opaque_reference":"internal://<id>"}."#
