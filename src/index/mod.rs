@@ -7,6 +7,7 @@ pub mod abbrev;
 mod collect;
 pub mod doctest;
 mod intent;
+mod mentions;
 pub mod operators;
 mod query_words;
 pub mod reader;

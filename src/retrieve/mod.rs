@@ -8,6 +8,7 @@ pub mod excerpt;
 pub mod fold;
 pub mod get;
 pub mod preview;
+pub mod refs;
 pub mod search;
 pub mod symbol;
 pub mod window;

@@ -68,6 +68,8 @@ pub enum Command {
     Stats,
     /// A code symbol's exact source, with context lines around it.
     Symbol(symbol::SymbolArgs),
+    /// Where a name is used: the code lines that have it, by the symbol they are in.
+    Refs(symbol::RefsArgs),
     /// Retrieval quality on a labelled JSON-lines query set.
     Eval(eval::EvalArgs),
     /// Store a large value from stdin out of band; print a reference (or the value, when small).
@@ -207,6 +209,7 @@ fn dispatch(cli: &Cli, p: &Printer) -> anyhow::Result<ExitCode> {
         Command::Evidence(args) => search::evidence(cli, p, args),
         Command::Stats => build::stats(cli, p),
         Command::Symbol(args) => symbol::symbol(cli, p, args),
+        Command::Refs(args) => symbol::refs(cli, p, args),
         Command::Eval(args) => eval::eval(cli, p, args),
         Command::Box(args) => relay::box_cmd(cli, p, args),
         Command::Resolve(args) => relay::resolve_cmd(cli, p, args),

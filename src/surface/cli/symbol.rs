@@ -1,10 +1,12 @@
 //! `ctx symbol`: the exact code node for a name, with context lines around it
 //! (see [`crate::retrieve::symbol`]); several candidates print a list, exit 1.
+//! `ctx refs`: where a name is used (see [`crate::retrieve::refs`]).
 
 use std::process::ExitCode;
 
 use super::{Cli, open};
 use crate::retrieve::attached;
+use crate::retrieve::refs::RefsOptions;
 use crate::retrieve::symbol::{Candidate, SymbolAnswer};
 use crate::retrieve::{Duplicate, Retriever};
 use crate::surface::mcp::tools::SymbolParams;
@@ -27,6 +29,79 @@ pub struct SymbolArgs {
     /// Do not build or refresh the pack first.
     #[arg(long)]
     pub no_build: bool,
+}
+
+/// Arguments of `ctx refs`.
+#[derive(Debug, clap::Args)]
+pub struct RefsArgs {
+    /// An identifier (`WalkBuilder`), or a qualified name whose last part is looked for (`Walk::new`).
+    pub name: String,
+    /// Markdown chunks too, not only code.
+    #[arg(long)]
+    pub all: bool,
+    /// Token budget for the list.
+    #[arg(long, default_value_t = crate::retrieve::DEFAULT_BUDGET)]
+    pub budget: usize,
+    /// Do not build or refresh the pack first.
+    #[arg(long)]
+    pub no_build: bool,
+}
+
+pub(super) fn refs(cli: &Cli, p: &Printer, args: &RefsArgs) -> anyhow::Result<ExitCode> {
+    let (seg, settings) = open(cli)?;
+    crate::retrieve::Budget::new(args.budget, settings.max_budget)?;
+    super::search::refresh(&seg, &settings, args.no_build, p)?;
+    let r = Retriever::open(&seg)?;
+    let found = r.refs(&RefsOptions {
+        name: args.name.clone(),
+        code_only: !args.all,
+        budget: args.budget,
+        cap: settings.max_budget,
+    })?;
+    let status = if found.chunks == 0 {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    };
+    if p.json {
+        p.json(&found);
+        return Ok(status);
+    }
+    if found.chunks == 0 {
+        let scope = if args.all {
+            ""
+        } else {
+            " code (--all adds Markdown)"
+        };
+        p.note(&format!(
+            "no uses of `{}` outside its definition in this pack's{scope}",
+            found.name
+        ));
+        return Ok(status);
+    }
+    for r in &found.refs {
+        p.text(&sanitize(&r.render()));
+    }
+    if let Some(note) = found.budget.clamp_note() {
+        p.note(&note);
+    }
+    match &found.more {
+        Some(more) => p.note(&format!(
+            "{} of {} chunks using `{}` listed; {} more need --budget {}",
+            found.refs.len(),
+            found.chunks,
+            found.name,
+            more.count,
+            more.budget_needed
+        )),
+        None => p.note(&format!(
+            "{} in {} use `{}` (by name: same-named items elsewhere count too)",
+            plural(found.lines, "line"),
+            plural(found.chunks, "chunk"),
+            found.name
+        )),
+    }
+    Ok(status)
 }
 
 pub(super) fn symbol(cli: &Cli, p: &Printer, args: &SymbolArgs) -> anyhow::Result<ExitCode> {
@@ -178,5 +253,14 @@ fn choices(p: &Printer, name: &str, found: &[Candidate]) {
     }
     if found.len() > 20 {
         p.text(&format!("  … and {} more\n", found.len() - 20));
+    }
+}
+
+/// `1 line`, `2 lines`.
+fn plural(n: usize, noun: &str) -> String {
+    if n == 1 {
+        format!("1 {noun}")
+    } else {
+        format!("{n} {noun}s")
     }
 }

@@ -5,6 +5,7 @@ use predicates::prelude::*;
 use super::util::Env;
 
 mod attached;
+mod refs;
 mod symbol;
 
 fn code_env() -> Env {

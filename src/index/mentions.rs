@@ -1,0 +1,57 @@
+//! The chunks that may mention a word: every record holding all the terms
+//! the word analyzes to. A superset (stemming folds `walks` into `walk`), so
+//! the caller confirms each chunk against its text; the index only spares it
+//! reading the pack.
+
+use tantivy::collector::DocSetCollector;
+use tantivy::query::{BooleanQuery, Occur, Query, TermQuery};
+use tantivy::schema::{IndexRecordOption, Value};
+use tantivy::{TantivyDocument, Term};
+
+use super::reader::IndexReader;
+use super::{REC_CHUNK, index_err, tokenizer};
+use crate::error::Result;
+
+impl IndexReader {
+    /// IDs of the `docs` chunks (of `kind` when given) whose text has every
+    /// term of `word`, in no particular order; empty when `word` has no
+    /// terms (a stop word, or longer than any indexed term).
+    pub fn chunks_with_terms_of(&self, word: &str, kind: Option<&str>) -> Result<Vec<String>> {
+        let f = self.fields;
+        let terms = self.with_stemmed(|a| tokenizer::analyze(a, word));
+        if terms.is_empty() {
+            return Ok(Vec::new());
+        }
+        let exact = |field, value: &str| -> (Occur, Box<dyn Query>) {
+            (
+                Occur::Must,
+                Box::new(TermQuery::new(
+                    Term::from_field_text(field, value),
+                    IndexRecordOption::Basic,
+                )),
+            )
+        };
+        let mut must: Vec<(Occur, Box<dyn Query>)> =
+            terms.iter().map(|t| exact(f.body, t.as_str())).collect();
+        must.push(exact(f.rec, REC_CHUNK));
+        must.push(exact(f.scope, "docs"));
+        if let Some(kind) = kind {
+            must.push(exact(f.kind, kind));
+        }
+        let found = self
+            .searcher
+            .search(&BooleanQuery::new(must), &DocSetCollector)
+            .map_err(|e| index_err(&self.dir, e))?;
+        let mut ids = Vec::with_capacity(found.len());
+        for addr in found {
+            let doc: TantivyDocument = self
+                .searcher
+                .doc(addr)
+                .map_err(|e| index_err(&self.dir, e))?;
+            if let Some(id) = doc.get_first(f.id).and_then(|v| v.as_str()) {
+                ids.push(id.to_string());
+            }
+        }
+        Ok(ids)
+    }
+}

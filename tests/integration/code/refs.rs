@@ -1,0 +1,177 @@
+//! `ctx refs NAME`: the lines that use a name, by the chunk and symbol they
+//! are in; the definition itself, longer words and stemmed forms are not uses.
+
+use super::super::util::{Env, SHAPE_RS};
+
+fn env() -> Env {
+    let env = Env::empty();
+    env.write("src/shape.rs", SHAPE_RS);
+    env.write(
+        "src/draw.rs",
+        "use crate::shape::Polygon;\n\
+         \n\
+         /// Draws one.\n\
+         pub fn draw(p: &Polygon) -> String {\n\
+         \x20   format!(\"{}\", p.sides())\n\
+         }\n\
+         \n\
+         /// Counts Polygons in a PolygonSet: other words.\n\
+         pub fn count(set: &PolygonSet) -> usize {\n\
+         \x20   set.len()\n\
+         }\n",
+    );
+    env.write(
+        "docs/guide.md",
+        "---\ntitle: Guide\n---\n\n# Guide\n\nBuild a `Polygon` with `Polygon::triangle()`.\n",
+    );
+    env
+}
+
+/// `(doc, within, [lines])` of each listed chunk.
+fn listed(out: &serde_json::Value) -> Vec<(String, String, Vec<u64>)> {
+    out["refs"]
+        .as_array()
+        .unwrap_or_else(|| panic!("no refs: {out}"))
+        .iter()
+        .map(|r| {
+            (
+                r["doc"].as_str().unwrap().to_string(),
+                r["within"].as_str().unwrap().to_string(),
+                r["hits"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|h| h["line"].as_u64().unwrap())
+                    .collect(),
+            )
+        })
+        .collect()
+}
+
+fn entry(doc: &str, within: &str, lines: &[u64]) -> (String, String, Vec<u64>) {
+    (doc.to_string(), within.to_string(), lines.to_vec())
+}
+
+#[test]
+fn uses_of_a_type_by_chunk_and_line() {
+    let env = env();
+    let out = env.json(&["refs", "Polygon"]);
+    assert_eq!(
+        listed(&out),
+        [
+            entry("src/draw.rs", "(between symbols)", &[1]),
+            entry("src/draw.rs", "draw", &[4]),
+            entry("src/shape.rs", "Polygon", &[13]),
+            entry("src/shape.rs", "Polygon::triangle", &[15, 16]),
+            entry("src/shape.rs", "Polygon", &[24]),
+        ],
+        "{out}"
+    );
+    assert_eq!(out["chunks"], 5, "{out}");
+    assert_eq!(out["lines"], 6, "{out}");
+    assert_eq!(
+        out["refs"][3]["hits"][1]["text"], "Polygon { sides: 3 }",
+        "{out}"
+    );
+
+    let done = env.ctx(&["refs", "Polygon"]).output().expect("run ctx");
+    assert!(done.status.success(), "{done:?}");
+    let text = String::from_utf8_lossy(&done.stdout);
+    assert!(
+        text.starts_with(&format!(
+            "[{}] src/draw.rs  (between symbols)\n  1: use crate::shape::Polygon;\n[",
+            out["refs"][0]["id"].as_str().unwrap()
+        )),
+        "{text}"
+    );
+    let stderr = String::from_utf8_lossy(&done.stderr);
+    assert!(
+        stderr.contains("6 lines in 5 chunks use `Polygon`"),
+        "{stderr}"
+    );
+    assert_eq!(
+        out["token_est"].as_u64(),
+        Some(ctx::tokens::estimate(&text) as u64),
+        "{text}"
+    );
+}
+
+#[test]
+fn markdown_lines_count_from_the_file_with_all() {
+    let env = env();
+    let out = env.json(&["refs", "Polygon", "--all"]);
+    let docs = listed(&out);
+    // Front matter is not in the chunk's text; the line is the file's.
+    assert_eq!(docs[0], entry("docs/guide.md", "Guide", &[7]), "{out}");
+    assert_eq!(
+        out["refs"][0]["hits"][0]["text"], "Build a `Polygon` with `Polygon::triangle()`.",
+        "{out}"
+    );
+    assert_eq!(out["chunks"], 6, "{out}");
+}
+
+#[test]
+fn a_qualified_name_looks_for_its_last_part() {
+    let env = env();
+    // `triangle` is used only in Markdown.
+    let done = env
+        .ctx(&["refs", "Polygon::triangle"])
+        .output()
+        .expect("run ctx");
+    assert_eq!(done.status.code(), Some(1), "{done:?}");
+    let stderr = String::from_utf8_lossy(&done.stderr);
+    assert!(
+        stderr.contains(
+            "no uses of `triangle` outside its definition in this pack's code (--all adds Markdown)"
+        ),
+        "{stderr}"
+    );
+    let out = env.json(&["refs", "Polygon::triangle", "--all"]);
+    assert_eq!(out["name"], "triangle", "{out}");
+    assert_eq!(
+        listed(&out),
+        [entry("docs/guide.md", "Guide", &[7])],
+        "{out}"
+    );
+}
+
+#[test]
+fn the_budget_cuts_the_list_and_names_the_budget_for_all() {
+    let env = env();
+    let whole = env.json(&["refs", "Polygon"]);
+    let all = whole["token_est"].as_u64().unwrap();
+    let first = ctx::tokens::estimate(&format!(
+        "[{}] src/draw.rs  (between symbols)\n  1: use crate::shape::Polygon;\n",
+        whole["refs"][0]["id"].as_str().unwrap()
+    ));
+    let budget = first.to_string();
+    let out = env.json(&["refs", "Polygon", "--budget", &budget]);
+    assert_eq!(out["refs"].as_array().map(Vec::len), Some(1), "{out}");
+    assert_eq!(out["more"]["count"], 4, "{out}");
+    assert_eq!(out["more"]["budget_needed"], all, "{out}");
+    let done = env
+        .ctx(&["refs", "Polygon", "--budget", &budget])
+        .output()
+        .expect("run ctx");
+    let stderr = String::from_utf8_lossy(&done.stderr);
+    assert!(
+        stderr.contains(&format!(
+            "1 of 5 chunks using `Polygon` listed; 4 more need --budget {all}"
+        )),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn a_name_that_is_not_an_identifier_is_refused() {
+    let env = env();
+    let done = env.ctx(&["refs", "two words"]).output().expect("run ctx");
+    assert!(!done.status.success(), "{done:?}");
+    let stderr = String::from_utf8_lossy(&done.stderr);
+    assert!(
+        stderr.contains(
+            "`two words` is not a name to look for; give an identifier such as `WalkBuilder` or `Walk::new`"
+        ),
+        "{stderr}"
+    );
+}
