@@ -117,7 +117,9 @@ impl Retriever {
             }
             Ok(out)
         })?;
-        chunks.sort_by(|a, b| a.doc.cmp(&b.doc).then(a.lines[0].cmp(&b.lines[0])));
+        chunks.sort_by(|a, b| {
+            (secondary(&a.doc), &a.doc, a.lines[0]).cmp(&(secondary(&b.doc), &b.doc, b.lines[0]))
+        });
         let mut all: Vec<Ref> = chunks
             .iter()
             .filter(|c| !defines(c, name))
@@ -171,6 +173,30 @@ fn identifier(given: &str) -> Result<&str> {
             "`{given}` is not a name to look for; give an identifier such as `WalkBuilder` or `Walk::new`"
         )))
     }
+}
+
+/// Whether `doc` is a test, benchmark, example or fixture: its uses are
+/// listed after the sources', which are likelier what is asked about.
+fn secondary(doc: &str) -> bool {
+    let mut parts = doc.split('/');
+    let file = parts.next_back().unwrap_or_default();
+    let stem = file.split('.').next().unwrap_or_default();
+    parts.any(|dir| {
+        matches!(
+            dir,
+            "test"
+                | "tests"
+                | "bench"
+                | "benches"
+                | "example"
+                | "examples"
+                | "fixtures"
+                | "testdata"
+        )
+    }) || stem.starts_with("test_")
+        || stem.ends_with("_test")
+        || file.contains(".test.")
+        || file.contains(".spec.")
 }
 
 /// Whether `c` is the definition of `name` itself (not an impl block of it).
@@ -256,6 +282,29 @@ mod tests {
                 (11, "draw(Polygon::new());".to_string())
             ]
         );
+    }
+
+    #[test]
+    fn tests_benches_and_examples_come_after_sources() {
+        for doc in [
+            "benches/workloads.rs",
+            "crates/ignore/tests/gitignore.rs",
+            "examples/walk.rs",
+            "pkg/cache_test.go",
+            "tests/test_server.py",
+            "src/app.test.ts",
+            "web/button.spec.tsx",
+        ] {
+            assert!(secondary(doc), "{doc}");
+        }
+        for doc in [
+            "src/walk.rs",
+            "src/testing.rs",
+            "lib/contest.py",
+            "README.md",
+        ] {
+            assert!(!secondary(doc), "{doc}");
+        }
     }
 
     #[test]

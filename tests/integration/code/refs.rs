@@ -175,3 +175,27 @@ fn a_name_that_is_not_an_identifier_is_refused() {
         "{stderr}"
     );
 }
+
+#[test]
+fn sources_come_before_benches_and_tests() {
+    let env = env();
+    env.write(
+        "benches/area.rs",
+        "use shapes::Polygon;\n\nfn bench() {\n    let _ = Polygon::triangle();\n}\n",
+    );
+    let out = env.json(&["refs", "Polygon"]);
+    let docs: Vec<String> = listed(&out).into_iter().map(|(doc, _, _)| doc).collect();
+    assert_eq!(
+        docs,
+        [
+            "src/draw.rs",
+            "src/draw.rs",
+            "src/shape.rs",
+            "src/shape.rs",
+            "src/shape.rs",
+            "benches/area.rs",
+            "benches/area.rs"
+        ],
+        "{out}"
+    );
+}
