@@ -87,15 +87,13 @@ impl MoreAttached {
     /// "2 more impl blocks, methods or subtypes of Walk need BUDGET 412",
     /// with the way the caller names a budget (`--budget`, `"budget":`).
     pub fn describe(&self, owner: &str, budget: &str) -> String {
-        let (noun, verb) = if self.count == 1 {
-            ("impl block, method or subtype", "needs")
-        } else {
-            ("impl blocks, methods or subtypes", "need")
-        };
-        format!(
-            "{} more {noun} of {owner} {verb} {budget} {}",
-            self.count, self.budget_needed
-        )
+        let more = super::counted(
+            self.count,
+            "more impl block, method or subtype",
+            "more impl blocks, methods or subtypes",
+        );
+        let needs = super::needs(self.count);
+        format!("{more} of {owner} {needs} {budget} {}", self.budget_needed)
     }
 }
 

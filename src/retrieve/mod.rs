@@ -149,3 +149,13 @@ pub(crate) fn readable(c: &crate::chunk::Chunk) -> std::borrow::Cow<'_, str> {
         std::borrow::Cow::Borrowed(&c.text)
     }
 }
+
+/// `1 line`, `3 lines`: a count with its noun in the right number.
+pub fn counted(n: usize, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
+/// "needs" after a count of one, "need" after more.
+pub fn needs(n: usize) -> &'static str {
+    if n == 1 { "needs" } else { "need" }
+}

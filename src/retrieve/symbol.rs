@@ -143,14 +143,13 @@ impl MoreMembers {
     /// "5 more members (lines 46-73) need BUDGET 104", with the way the
     /// caller names a budget (`--budget`, `"budget":`).
     pub fn describe(&self, budget: &str) -> String {
-        let (noun, verb) = if self.count == 1 {
-            ("member", "needs")
-        } else {
-            ("members", "need")
-        };
         format!(
-            "{} more {noun} (lines {}-{}) {verb} {budget} {}",
-            self.count, self.lines[0], self.lines[1], self.budget_needed
+            "{} (lines {}-{}) {} {budget} {}",
+            super::counted(self.count, "more member", "more members"),
+            self.lines[0],
+            self.lines[1],
+            super::needs(self.count),
+            self.budget_needed
         )
     }
 }

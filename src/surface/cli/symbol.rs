@@ -8,7 +8,7 @@ use super::{Cli, open};
 use crate::retrieve::attached;
 use crate::retrieve::refs::RefsOptions;
 use crate::retrieve::symbol::{Candidate, SymbolAnswer};
-use crate::retrieve::{Duplicate, Retriever};
+use crate::retrieve::{Duplicate, Retriever, counted};
 use crate::surface::mcp::tools::SymbolParams;
 use crate::surface::output::{Printer, sanitize};
 
@@ -96,8 +96,8 @@ pub(super) fn refs(cli: &Cli, p: &Printer, args: &RefsArgs) -> anyhow::Result<Ex
         )),
         None => p.note(&format!(
             "{} in {} use `{}` (by name: same-named items elsewhere count too)",
-            plural(found.lines, "line"),
-            plural(found.chunks, "chunk"),
+            counted(found.lines, "line", "lines"),
+            counted(found.chunks, "chunk", "chunks"),
             found.name
         )),
     }
@@ -253,14 +253,5 @@ fn choices(p: &Printer, name: &str, found: &[Candidate]) {
     }
     if found.len() > 20 {
         p.text(&format!("  … and {} more\n", found.len() - 20));
-    }
-}
-
-/// `1 line`, `2 lines`.
-fn plural(n: usize, noun: &str) -> String {
-    if n == 1 {
-        format!("1 {noun}")
-    } else {
-        format!("{n} {noun}s")
     }
 }
