@@ -3,10 +3,12 @@
 //! stdout carries the protocol and nothing else; logs go to stderr. The server
 //! is stateless between calls: each call opens the segment's last committed
 //! index, so a rebuild by `ctx build` or autopilot shows at the next call.
-//! [`tools`] holds the definitions (shared with `ctx tools` and the CLI's
-//! option mapping), [`call`] runs one call, [`server`] is the rmcp handler.
+//! [`params`] holds each tool's arguments and their mapping into library
+//! options (shared with the CLI), [`tools`] the definitions (shared with
+//! `ctx tools`), [`call`] runs one call, [`server`] is the rmcp handler.
 
 pub mod call;
+pub mod params;
 pub mod pool;
 pub mod render;
 mod schema;
