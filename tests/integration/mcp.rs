@@ -438,8 +438,9 @@ fn rebuild_is_visible_without_restart() {
 }
 
 /// `ctx tools` prints exactly what `tools/list` serves, in three shapes, and the
-/// whole `tools/list` answer (ten tools) stays under 1,600 estimated tokens:
-/// every agent pays it on every turn.
+/// whole `tools/list` answer (eleven tools) stays under 1,700 estimated tokens:
+/// every agent pays it on every turn (ten tools fitted in 1,600; `ctx_refs`
+/// costs ~65).
 #[test]
 fn ctx_tools_matches_the_server() {
     let s = Served::new();
@@ -447,7 +448,7 @@ fn ctx_tools_matches_the_server() {
     let listed = &report["steps"][0];
     let wire = serde_json::to_string(listed).expect("serialize");
     let tokens = ctx::tokens::estimate(&wire);
-    assert!(tokens < 1600, "tools/list is ~{tokens} tokens: {wire}");
+    assert!(tokens < 1700, "tools/list is ~{tokens} tokens: {wire}");
     let served = listed["tools"].as_array().expect("tools");
 
     let mcp = s.env.json(&["tools"]);
@@ -484,7 +485,7 @@ fn ctx_tools_matches_the_server() {
         .code(2)
         .stderr(predicates::str::contains("unknown tool `ctx_nope`"));
 
-    // A segment without a relay store lists only the four ctx tools.
+    // A segment without a relay store lists only the five ctx tools.
     let bare = Env::fixture("demo");
     let names: Vec<Value> = bare
         .json(&["tools"])
@@ -493,7 +494,7 @@ fn ctx_tools_matches_the_server() {
         .iter()
         .map(|t| t["name"].clone())
         .collect();
-    assert_eq!(names, ALL_TOOLS[..4]);
+    assert_eq!(names, ALL_TOOLS[..5]);
 }
 
 /// Under `--root`, calls may name sibling segments, but nothing outside the root.
@@ -540,7 +541,7 @@ fn segments_under_root_only() {
     let wire = serde_json::to_string(&steps[0]).expect("serialize");
     let tokens = ctx::tokens::estimate(&wire);
     assert!(
-        tokens < 1800,
+        tokens < 1900,
         "tools/list with `segment` is ~{tokens} tokens"
     );
     for tool in steps[0]["tools"].as_array().expect("tools") {

@@ -6,10 +6,9 @@ use std::process::ExitCode;
 
 use super::{Cli, open};
 use crate::retrieve::attached;
-use crate::retrieve::refs::RefsOptions;
 use crate::retrieve::symbol::{Candidate, SymbolAnswer};
 use crate::retrieve::{Duplicate, Retriever, counted};
-use crate::surface::mcp::tools::SymbolParams;
+use crate::surface::mcp::tools::{RefsParams, SymbolParams};
 use crate::surface::output::{Printer, sanitize};
 
 /// Arguments of `ctx symbol`.
@@ -52,12 +51,12 @@ pub(super) fn refs(cli: &Cli, p: &Printer, args: &RefsArgs) -> anyhow::Result<Ex
     crate::retrieve::Budget::new(args.budget, settings.max_budget)?;
     super::search::refresh(&seg, &settings, args.no_build, p)?;
     let r = Retriever::open(&seg)?;
-    let found = r.refs(&RefsOptions {
+    let params = RefsParams {
         name: args.name.clone(),
-        code_only: !args.all,
-        budget: args.budget,
-        cap: settings.max_budget,
-    })?;
+        all: Some(args.all),
+        budget: Some(args.budget),
+    };
+    let found = r.refs(&params.options(settings.max_budget))?;
     let status = if found.chunks == 0 {
         ExitCode::from(1)
     } else {

@@ -16,11 +16,12 @@ use serde_json::Value;
 
 use super::pool::{Pool, Reuse};
 use super::render::{
-    render_choices, render_evidence, render_get, render_grep, render_search, render_window,
+    render_choices, render_evidence, render_get, render_grep, render_refs, render_search,
+    render_window,
 };
 use super::tools::{
-    self, EvidenceParams, GetParams, GrepParams, LinesParams, QueryParams, RefParams, SearchParams,
-    SliceParams, SymbolParams, ToolName, ToolSet,
+    self, EvidenceParams, GetParams, GrepParams, LinesParams, QueryParams, RefParams, RefsParams,
+    SearchParams, SliceParams, SymbolParams, ToolName, ToolSet,
 };
 use crate::config::Settings;
 use crate::error::Error;
@@ -172,6 +173,12 @@ fn run(
                     &serde_json::json!({ "candidates": c }),
                 ),
             })
+        }
+        ToolName::Refs => {
+            let p: RefsParams = parse(config, tool, args)?;
+            let cap = settings(seg)?.max_budget;
+            let found = retrieve(config, seg, reuse, |r| r.refs(&p.options(cap)))?;
+            Ok(answer(render_refs(&found, p.all.unwrap_or(false)), &found))
         }
         ToolName::Length => {
             let p: RefParams = parse(config, tool, args)?;

@@ -8,6 +8,7 @@ use serde::Deserialize;
 
 use super::tools::ToolSet;
 use crate::relay::resolve::{GrepOptions, QueryOptions};
+use crate::retrieve::refs::RefsOptions;
 use crate::retrieve::symbol::SymbolOptions;
 use crate::retrieve::{self, DEFAULT_BUDGET, EvidenceOptions, GetOptions, SearchOptions};
 
@@ -195,6 +196,31 @@ impl SymbolParams {
             name: self.name.clone(),
             file: self.file.clone(),
             context_lines: self.context_lines.unwrap_or(0),
+            budget: self.budget.unwrap_or(DEFAULT_BUDGET),
+            cap,
+        }
+    }
+}
+
+/// Arguments of `ctx_refs`.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+#[schemars(crate = "rmcp::schemars")]
+pub struct RefsParams {
+    /// Identifier (of Type::name, the last part).
+    pub name: String,
+    /// Include Markdown (default false).
+    pub all: Option<bool>,
+    /// Token budget (default 1200).
+    pub budget: Option<usize>,
+}
+
+impl RefsParams {
+    /// The library options of this lookup; `cap` is `max_budget` from `ctx.toml`.
+    pub fn options(&self, cap: usize) -> RefsOptions {
+        RefsOptions {
+            name: self.name.clone(),
+            code_only: !self.all.unwrap_or(false),
             budget: self.budget.unwrap_or(DEFAULT_BUDGET),
             cap,
         }

@@ -4,8 +4,9 @@
 
 use crate::relay::resolve;
 use crate::retrieve::attached;
+use crate::retrieve::refs::Refs;
 use crate::retrieve::symbol::{Candidate, Window};
-use crate::retrieve::{Duplicate, Evidence, GetResult, Omitted, SearchResult};
+use crate::retrieve::{Duplicate, Evidence, GetResult, Omitted, SearchResult, counted};
 
 /// Said when a search of the docs found nothing but boxed tool outputs match.
 const RELAY_HINT: &str =
@@ -240,6 +241,43 @@ pub(super) fn render_choices(name: &str, found: &[Candidate]) -> String {
     }
     if found.len() > 20 {
         out.push_str(&format!("\n  … and {} more", found.len() - 20));
+    }
+    out
+}
+
+/// The lines that use a name, then what the budget left out, as the CLI
+/// prints them.
+pub(super) fn render_refs(found: &Refs, all: bool) -> String {
+    if found.chunks == 0 {
+        let scope = if all {
+            ""
+        } else {
+            " code (\"all\": true adds Markdown)"
+        };
+        return format!(
+            "No uses of `{}` outside its definition in this pack's{scope}.",
+            found.name
+        );
+    }
+    let mut out: String = found.refs.iter().map(|r| r.render()).collect();
+    if let Some(note) = found.budget.clamp_note() {
+        out.push_str(&format!("[{note}]\n"));
+    }
+    match &found.more {
+        Some(more) => out.push_str(&format!(
+            "[{} of {} chunks using `{}` listed; {} more need \"budget\": {}]",
+            found.refs.len(),
+            found.chunks,
+            found.name,
+            more.count,
+            more.budget_needed
+        )),
+        None => out.push_str(&format!(
+            "[{} in {} use `{}`, by name]",
+            counted(found.lines, "line", "lines"),
+            counted(found.chunks, "chunk", "chunks"),
+            found.name
+        )),
     }
     out
 }

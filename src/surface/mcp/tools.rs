@@ -10,8 +10,8 @@ use serde_json::{Map, Value};
 
 pub use super::params::{
     DEFAULT_K, DEFAULT_MAX_CHUNKS, DEFAULT_WINDOW, EvidenceParams, GetParams, GrepParams,
-    KindParam, LinesParams, MAX_K, ModeParam, QueryParams, RefParams, ScopeParam, SearchParams,
-    SliceParams, SymbolParams,
+    KindParam, LinesParams, MAX_K, ModeParam, QueryParams, RefParams, RefsParams, ScopeParam,
+    SearchParams, SliceParams, SymbolParams,
 };
 use super::schema::{schema_of, signature};
 
@@ -26,6 +26,8 @@ pub enum ToolName {
     Evidence,
     /// `ctx_symbol`.
     Symbol,
+    /// `ctx_refs`.
+    Refs,
     /// `internal_resource_length`.
     Length,
     /// `internal_resource_read_slice`.
@@ -42,11 +44,12 @@ pub enum ToolName {
 
 impl ToolName {
     /// All tools, in `tools/list` order.
-    pub const ALL: [ToolName; 10] = [
+    pub const ALL: [ToolName; 11] = [
         ToolName::Search,
         ToolName::Get,
         ToolName::Evidence,
         ToolName::Symbol,
+        ToolName::Refs,
         ToolName::Length,
         ToolName::Slice,
         ToolName::Lines,
@@ -62,6 +65,7 @@ impl ToolName {
             ToolName::Get => "ctx_get",
             ToolName::Evidence => "ctx_evidence",
             ToolName::Symbol => "ctx_symbol",
+            ToolName::Refs => "ctx_refs",
             ToolName::Length => "internal_resource_length",
             ToolName::Slice => "internal_resource_read_slice",
             ToolName::Lines => "internal_resource_read_lines",
@@ -80,7 +84,11 @@ impl ToolName {
     pub fn is_relay(self) -> bool {
         !matches!(
             self,
-            ToolName::Search | ToolName::Get | ToolName::Evidence | ToolName::Symbol
+            ToolName::Search
+                | ToolName::Get
+                | ToolName::Evidence
+                | ToolName::Symbol
+                | ToolName::Refs
         )
     }
 
@@ -97,6 +105,7 @@ impl ToolName {
             ToolName::Symbol => {
                 "Source of a function, method or type by name, within a token budget."
             }
+            ToolName::Refs => "Lines using a name, by chunk ID and enclosing symbol.",
             ToolName::Length => {
                 "Size of a referenced value (chars, bytes, lines, tokens); JSON: its keys too."
             }
@@ -127,8 +136,9 @@ impl ToolName {
                 r#"Cite the [id]s. If it answers "No evidence", say so instead of inventing. Example: {"query":"which ports does the agent use","budget":800}."#
             }
             ToolName::Symbol => {
-                r#"Several matches return a list: call again with "file". A type's answer ends with its impl blocks, methods elsewhere and subtypes, each with an ID to pass as "name". Example: {"name":"WalkBuilder::build","context_lines":3}."#
+                r#"Several matches return a list: call again with "file". A type's answer lists its impl blocks and subtypes by ID. Example: {"name":"WalkBuilder::build","context_lines":3}."#
             }
+            ToolName::Refs => r#"By name, not type. Example: {"name":"WalkBuilder"}."#,
             ToolName::Length => {
                 r#"Check it before reading. Example: {"opaque_reference":"internal://<id>"}."#
             }
@@ -159,6 +169,7 @@ impl ToolName {
             ToolName::Get => schema_of::<GetParams>(),
             ToolName::Evidence => schema_of::<EvidenceParams>(),
             ToolName::Symbol => schema_of::<SymbolParams>(),
+            ToolName::Refs => schema_of::<RefsParams>(),
             ToolName::Length | ToolName::Read => schema_of::<RefParams>(),
             ToolName::Slice => schema_of::<SliceParams>(),
             ToolName::Lines => schema_of::<LinesParams>(),

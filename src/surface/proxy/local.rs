@@ -58,13 +58,13 @@ pub const PROXY_SET: ToolSet = ToolSet {
     search_scope: ScopeParam::All,
 };
 
-/// The added tools, in the order they are listed. `ctx_evidence` and
-/// `ctx_symbol` stay `ctx mcp`'s alone: the proxy adds what reads relayed
+/// The added tools, in the order they are listed. `ctx_evidence`,
+/// `ctx_symbol` and `ctx_refs` stay `ctx mcp`'s alone: the proxy adds what reads relayed
 /// outputs (and the search that finds them), not a code browser.
 pub fn local_tool_names() -> Vec<ToolName> {
     tools::listed(PROXY_SET)
         .into_iter()
-        .filter(|t| !matches!(t, ToolName::Evidence | ToolName::Symbol))
+        .filter(|t| !matches!(t, ToolName::Evidence | ToolName::Symbol | ToolName::Refs))
         .collect()
 }
 
@@ -197,7 +197,7 @@ fn run(tool: ToolName, args: &Value, cx: &LocalContext) -> Result<Vec<Value>, St
             }
             Ok(vec![text(&out)])
         }
-        ToolName::Evidence | ToolName::Symbol => {
+        ToolName::Evidence | ToolName::Symbol | ToolName::Refs => {
             Err(format!("`{}` is not a ctx relay tool", tool.as_str()))
         }
     }

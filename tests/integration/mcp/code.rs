@@ -1,6 +1,6 @@
 //! The code tools over MCP, driven by the Python SDK: `ctx_symbol` (one
-//! match, a list to choose from, a miss, a cut window, a class's outline) and
-//! `ctx_get` given a file path.
+//! match, a list to choose from, a miss, a cut window, a class's outline),
+//! `ctx_get` given a file path, and `ctx_refs`.
 
 use serde_json::{Value, json};
 
@@ -53,6 +53,8 @@ fn symbol_and_file_outline_over_mcp() {
                     json!({"name": "Ledger::total", "budget": budget})
                 ),
                 call("ctx_symbol", json!({"name": "Walk"})),
+                call("ctx_refs", json!({"name": "WalkBuilder", "budget": 60})),
+                call("ctx_refs", json!({"name": "two words"})),
             ]),
         );
         let steps = report["steps"].as_array().expect("steps");
@@ -157,6 +159,28 @@ fn symbol_and_file_outline_over_mcp() {
             "{mode}: {}",
             text(&steps[12], 0)
         );
+        // Where a name is used: the same answer as `ctx refs --json`, and
+        // the budget that lists everything.
+        assert_ok(&steps[13]);
+        let cli = env.json(&["refs", "WalkBuilder", "--budget", "60", "--no-build"]);
+        assert_eq!(s(13), &cli, "{mode}");
+        let first = &cli["refs"][0];
+        assert!(
+            text(&steps[13], 0).starts_with(&format!(
+                "[{}] {}  {}\n  {}: ",
+                first["id"].as_str().unwrap_or("?"),
+                first["doc"].as_str().unwrap_or("?"),
+                first["within"].as_str().unwrap_or("?"),
+                first["hits"][0]["line"]
+            )) && text(&steps[13], 0).ends_with(&format!(
+                "more need \"budget\": {}]",
+                cli["more"]["budget_needed"]
+            )),
+            "{mode}: {}",
+            text(&steps[13], 0)
+        );
+        assert_tool_error(&steps[14], "`two words` is not a name to look for");
+
         // An impl block by its header; the list's IDs name candidates too.
         assert_ok(&steps[10]);
         assert_eq!(s(10)["symbol_lines"], json!([90, 125]), "{mode}");

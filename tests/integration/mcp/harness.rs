@@ -142,11 +142,12 @@ pub(super) fn assert_tool_error(result: &Value, says: &str) {
     assert!(message.contains(says), "expected `{says}` in: {message}");
 }
 
-pub(super) const ALL_TOOLS: [&str; 10] = [
+pub(super) const ALL_TOOLS: [&str; 11] = [
     "ctx_search",
     "ctx_get",
     "ctx_evidence",
     "ctx_symbol",
+    "ctx_refs",
     "internal_resource_length",
     "internal_resource_read_slice",
     "internal_resource_read_lines",
