@@ -439,8 +439,8 @@ fn rebuild_is_visible_without_restart() {
 
 /// `ctx tools` prints exactly what `tools/list` serves, in three shapes, and the
 /// whole `tools/list` answer (eleven tools) stays under 1,700 estimated tokens:
-/// every agent pays it on every turn (ten tools fitted in 1,600; `ctx_refs`
-/// costs ~65).
+/// every agent pays it on every turn (ten tools fitted in 1,600; with
+/// `ctx_refs` it is ~1,641).
 #[test]
 fn ctx_tools_matches_the_server() {
     let s = Served::new();
