@@ -14,8 +14,8 @@ use serde::{Deserialize, Serialize};
 
 /// Changes whenever the chunks of unchanged bytes change (a build with another
 /// version is a full rebuild): 2 added a symbol's own line range, 3 its
-/// supertypes.
-pub const CHUNKER_VERSION: u32 = 3;
+/// supertypes, 4 a Go interface's required methods.
+pub const CHUNKER_VERSION: u32 = 4;
 
 /// What kind of source a chunk came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -72,6 +72,10 @@ pub struct Symbol {
     /// `class Count implements Visitor<T>`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub supers: Vec<String>,
+    /// The methods an interface requires where the language names no
+    /// implementor (Go).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub requires: Vec<String>,
     /// The definition's own lines `[first, last]`, doc comment to node end.
     /// Chunks tile the file, so a chunk can hold more (the `}` closing its
     /// container) or less (a container's chunk ends at its first member).

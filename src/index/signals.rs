@@ -206,6 +206,7 @@ mod tests {
                 signature: String::new(),
                 doc: String::new(),
                 supers: Vec::new(),
+                requires: Vec::new(),
                 lines: None,
             }),
             lang: Some("rust".into()),

@@ -11,7 +11,7 @@ use serde::Serialize;
 use super::get::{entry_cost, outline_line};
 use super::symbol::canon;
 use crate::catalog::Catalog;
-use crate::chunk::Chunk;
+use crate::chunk::{Chunk, Symbol};
 use crate::error::Result;
 
 /// Method names listed on an impl block's line before the rest are counted.
@@ -112,7 +112,7 @@ pub fn attached_to(owner: &Owner<'_>, pool: &[Chunk]) -> Vec<Attached> {
         .filter(|(_, s)| s.kind != "impl" && s.name == owner.name && !is_member(&s.qualified))
         .count();
     let in_scope = |c: &Chunk| c.doc == owner.doc || definitions <= 1;
-    let extends = |s: &crate::chunk::Symbol| s.supers.iter().any(|t| t == owner.name);
+    let extends = |s: &Symbol| s.supers.iter().any(|t| t == owner.name);
     let is_owner = |c: &Chunk, at: [usize; 2]| c.doc == owner.doc && at == owner.lines;
     let impls: Vec<(&Chunk, [usize; 2])> = first_parts()
         .filter(|(c, s)| s.kind == "impl" && (s.name == owner.name || extends(s)) && in_scope(c))
@@ -127,7 +127,7 @@ pub fn attached_to(owner: &Owner<'_>, pool: &[Chunk]) -> Vec<Attached> {
     let mut out = Vec::new();
     // The names of the methods inside a block or type, once each though
     // `#[cfg]` variants define one twice.
-    let methods = |c: &Chunk, s: &crate::chunk::Symbol, at: [usize; 2]| {
+    let methods = |c: &Chunk, s: &Symbol, at: [usize; 2]| {
         let mut seen = std::collections::HashSet::new();
         first_parts()
             .filter(|(m, ms)| {
@@ -160,19 +160,9 @@ pub fn attached_to(owner: &Owner<'_>, pool: &[Chunk]) -> Vec<Attached> {
             continue;
         }
         if extends(s) && in_scope(c) && !is_owner(c, at) {
-            // Up to its body: the `:` of `class Text(Resource):`, the fields
-            // of a Go `type Locked struct { *Cache … }` whose node has no body.
-            let declaration = one_line(&s.signature, || s.qualified.clone());
-            let declaration = declaration
-                .split(" {")
-                .next()
-                .unwrap_or_default()
-                .trim_end_matches([':', '{'])
-                .trim_end()
-                .to_string();
             out.push(Attached {
                 id: c.id.clone(),
-                line: impl_line(&declaration, &methods(c, s, at)),
+                line: impl_line(&declaration(s), &methods(c, s, at)),
                 symbol: s.qualified.clone(),
                 doc: c.doc.clone(),
                 lines: at,
@@ -195,10 +185,33 @@ pub fn attached_to(owner: &Owner<'_>, pool: &[Chunk]) -> Vec<Attached> {
     out
 }
 
+/// Everything listed under the window of `owner` (whose symbol is `symbol`):
+/// [`attached_to`] over `pool` (the chunks whose symbol mentions its name)
+/// and the chunks [`with_members`] adds, then a Go interface's implicit
+/// implementors, in document and line order.
+pub fn collect(
+    catalog: &Catalog,
+    owner: &Owner<'_>,
+    symbol: Option<&Symbol>,
+    pool: Vec<Chunk>,
+) -> Result<Vec<Attached>> {
+    let pool = with_members(catalog, owner.name, pool)?;
+    let mut list = attached_to(owner, &pool);
+    if let Some(s) = symbol.filter(|s| s.kind == "interface") {
+        for found in super::implicit::implementors(catalog, s)? {
+            if !list.iter().any(|a| a.id == found.id) {
+                list.push(found);
+            }
+        }
+        list.sort_by(|a, b| (&a.doc, a.lines[0]).cmp(&(&b.doc, b.lines[0])));
+    }
+    Ok(list)
+}
+
 /// `pool` (the chunks whose symbol mentions `name`) and every code chunk of
 /// the files holding an impl block or a subtype of `name` among them: a
 /// block's methods seldom mention the type, and the list names them.
-pub fn with_members(catalog: &Catalog, name: &str, mut pool: Vec<Chunk>) -> Result<Vec<Chunk>> {
+fn with_members(catalog: &Catalog, name: &str, mut pool: Vec<Chunk>) -> Result<Vec<Chunk>> {
     let mut docs: Vec<String> = pool
         .iter()
         .filter(|c| {
@@ -258,6 +271,19 @@ pub fn fit(
     (list, used, more)
 }
 
+/// A type's declaration on one line, up to its body: without the `:` of
+/// `class Text(Resource):` or the fields of a Go `type Locked struct { … }`,
+/// whose node has no body.
+pub(super) fn declaration(s: &Symbol) -> String {
+    one_line(&s.signature, || s.qualified.clone())
+        .split('{')
+        .next()
+        .unwrap_or_default()
+        .trim_end_matches([':', '{'])
+        .trim_end()
+        .to_string()
+}
+
 /// A signature on one line, or `fallback` when there is none.
 fn one_line(signature: &str, fallback: impl FnOnce() -> String) -> String {
     let line = signature.split_whitespace().collect::<Vec<_>>().join(" ");
@@ -266,7 +292,7 @@ fn one_line(signature: &str, fallback: impl FnOnce() -> String) -> String {
 
 /// `impl Walk { new, skip_entry }` (or a subtype's declaration and its
 /// methods), its names cut after [`NAMES_SHOWN`].
-fn impl_line(header: &str, names: &[&str]) -> String {
+pub(super) fn impl_line(header: &str, names: &[&str]) -> String {
     if names.is_empty() {
         return header.to_string();
     }

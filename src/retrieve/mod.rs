@@ -7,6 +7,7 @@ pub mod evidence;
 pub mod excerpt;
 pub mod fold;
 pub mod get;
+pub mod implicit;
 pub mod preview;
 pub mod refs;
 pub mod search;

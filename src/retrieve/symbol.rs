@@ -257,9 +257,9 @@ impl Retriever {
                 Some(_) => self.catalog.code_chunks_mentioning(name)?,
                 None => pool,
             };
-            let pool = attached::with_members(&self.catalog, name, pool)?;
+            let list = attached::collect(&self.catalog, &owner, f.whole.symbol.as_ref(), pool)?;
             let (list, cost, more) = attached::fit(
-                attached::attached_to(&owner, &pool),
+                list,
                 &f.qualified,
                 budget.applied,
                 window.token_est,

@@ -46,6 +46,8 @@ pub(crate) struct Definition {
     pub(crate) doc: String,
     /// The types it extends or implements, by bare name (`@super`).
     pub(crate) supers: Vec<String>,
+    /// The methods it requires, for an interface (`@requires`).
+    pub(crate) requires: Vec<String>,
     /// The comment nodes above the definition, in order, and whether each is
     /// documentation by the language's convention.
     pub(crate) comments: Vec<(Range<usize>, bool)>,
@@ -113,9 +115,10 @@ pub(crate) fn extract(text: &str, spec: &LanguageSpec) -> Result<Extraction, Str
         list,
         docs,
         supers,
+        requires,
         file_docs,
     } = candidates(text, spec, compiled, root);
-    let definitions = build(text, spec, list, &docs, &supers);
+    let definitions = build(text, spec, list, &docs, &[&supers, &requires]);
     let mut cursor = root.walk();
     let mut file_docs: Vec<Range<usize>> = root
         .children(&mut cursor)
@@ -161,6 +164,8 @@ struct Candidates<'tree> {
     docs: HashMap<usize, Range<usize>>,
     /// Supertype names keyed by the id of the definition node, in order.
     supers: HashMap<usize, Vec<String>>,
+    /// Required method names keyed by the id of the definition node.
+    requires: HashMap<usize, Vec<String>>,
     /// `@doc` captures in matches without a definition.
     file_docs: Vec<Range<usize>>,
 }
@@ -174,12 +179,13 @@ fn candidates<'tree>(
     let mut list = Vec::new();
     let mut docs = HashMap::new();
     let mut supers: HashMap<usize, Vec<String>> = HashMap::new();
+    let mut requires: HashMap<usize, Vec<String>> = HashMap::new();
     let mut file_docs = Vec::new();
     let mut cursor = QueryCursor::new();
     let mut matches = cursor.matches(&compiled.query, root, text.as_bytes());
     while let Some(found) = matches.next() {
         let (mut definition, mut name, mut scope, mut doc) = (None, None, None, None);
-        let mut bases = Vec::new();
+        let (mut bases, mut required) = (Vec::new(), Vec::new());
         for capture in found.captures() {
             match &compiled.roles[capture.index as usize] {
                 Role::Definition(kind) => definition = Some((&**kind, capture.node)),
@@ -187,6 +193,7 @@ fn candidates<'tree>(
                 Role::Scope => scope = Some(capture.node),
                 Role::Doc => doc = Some(capture.node),
                 Role::Super => bases.push(capture.node),
+                Role::Requires => required.push(capture.node),
                 Role::Other => {}
             }
         }
@@ -202,6 +209,13 @@ fn candidates<'tree>(
             let base = type_name(&text[base.byte_range()]);
             if !base.is_empty() && !found.contains(&base) {
                 found.push(base);
+            }
+        }
+        for method in required {
+            let found = requires.entry(node.id()).or_default();
+            let method = text[method.byte_range()].to_string();
+            if !found.contains(&method) {
+                found.push(method);
             }
         }
         let Some(name) = name else {
@@ -243,6 +257,7 @@ fn candidates<'tree>(
         list,
         docs,
         supers,
+        requires,
         file_docs,
     }
 }
@@ -274,7 +289,7 @@ fn build(
     spec: &LanguageSpec,
     candidates: Vec<Candidate<'_>>,
     docs: &HashMap<usize, Range<usize>>,
-    supers: &HashMap<usize, Vec<String>>,
+    names: &[&HashMap<usize, Vec<String>>; 2],
 ) -> Vec<Definition> {
     // Candidates are sorted by start, widest first, so a stack of open ranges
     // gives each one its nearest enclosing definition.
@@ -312,7 +327,7 @@ fn build(
         spec,
         candidates: &candidates,
         docs,
-        supers,
+        names,
         members: &members,
     };
     top.into_iter()
@@ -326,7 +341,8 @@ struct Context<'a, 'tree> {
     spec: &'a LanguageSpec,
     candidates: &'a [Candidate<'tree>],
     docs: &'a HashMap<usize, Range<usize>>,
-    supers: &'a HashMap<usize, Vec<String>>,
+    /// Supertypes and required methods, keyed by definition node.
+    names: &'a [&'a HashMap<usize, Vec<String>>; 2],
     /// Indices of each candidate's members, in document order.
     members: &'a [Vec<usize>],
 }
@@ -335,11 +351,15 @@ impl Context<'_, '_> {
     fn assemble(&self, index: usize) -> Definition {
         let candidate = &self.candidates[index];
         let mut found = definition(self.text, self.spec, candidate, self.docs);
-        found.supers = [candidate.node.id(), candidate.outer.id()]
-            .iter()
-            .find_map(|id| self.supers.get(id))
-            .cloned()
-            .unwrap_or_default();
+        let of = |map: &HashMap<usize, Vec<String>>| {
+            [candidate.node.id(), candidate.outer.id()]
+                .iter()
+                .find_map(|id| map.get(id))
+                .cloned()
+                .unwrap_or_default()
+        };
+        found.supers = of(self.names[0]);
+        found.requires = of(self.names[1]);
         found.children = self.members[index]
             .iter()
             .map(|&member| self.assemble(member))
@@ -415,6 +435,7 @@ fn definition(
         signature,
         doc,
         supers: Vec::new(),
+        requires: Vec::new(),
         comments,
         children: Vec::new(),
     }

@@ -60,6 +60,9 @@ pub(crate) enum Role {
     Doc,
     /// `@super`: a type the definition extends or implements.
     Super,
+    /// `@requires`: a method an interface requires (Go, where nothing names
+    /// the interface a type satisfies).
+    Requires,
     /// Anything else (helper captures used by predicates).
     Other,
 }
@@ -85,6 +88,7 @@ impl Compiled {
                 "scope" => Role::Scope,
                 "doc" => Role::Doc,
                 "super" => Role::Super,
+                "requires" => Role::Requires,
                 other => match other.strip_prefix("definition.") {
                     Some(kind) => Role::Definition(kind.into()),
                     None => Role::Other,

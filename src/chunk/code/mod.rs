@@ -163,6 +163,7 @@ fn by_symbols(
             signature: definition.signature.clone(),
             doc: definition.doc.clone(),
             supers: definition.supers.clone(),
+            requires: definition.requires.clone(),
             lines: Some(lines.range(definition.start, definition.node.end)),
         });
         let parts = split::split_lines(text, piece.range, opts.max_chunk_tokens);

@@ -511,6 +511,13 @@ fn supertypes_by_bare_name() {
         supers_of("go", "io.go", go),
         ["ReadCloser: Reader, Closer", "Buffered: Reader, Mutex"]
     );
+    let required: Vec<Vec<String>> = chunk_code("io.go", go, spec("go"), &ChunkOptions::default())
+        .chunks
+        .into_iter()
+        .filter_map(|chunk| chunk.symbol)
+        .map(|symbol| symbol.requires)
+        .collect();
+    assert_eq!(required, [vec!["Read2".to_string()], vec![]]);
     let rust = "trait Walker<'a>: Visitor + std::fmt::Debug + 'a + ?Sized {}\nimpl<'s, F: Fn() -> u8> crate::Visitor<'s> for Count {}\nimpl Count {}\nimpl<T> From<Vec<T>> for Stack {}\nimpl !Send for Guard {}\n";
     assert_eq!(
         supers_of("rust", "walk.rs", rust),

@@ -399,3 +399,54 @@ fn cpp_and_typescript_subtypes() {
     let out = env.json(&["symbol", "Readable"]);
     assert_eq!(listed(&out, "symbol"), ["Store", "Seekable"], "{out}");
 }
+
+/// A Go interface lists the types whose methods cover its own, by name, in
+/// any package; one that embeds another interface lists only what names it.
+#[test]
+fn a_go_interface_lists_the_types_that_satisfy_it() {
+    let env = Env::empty();
+    env.write(
+        "io/io.go",
+        "package io\n\n// Reader reads.\ntype Reader interface {\n\tRead(p []byte) (int, error)\n}\n\n// ReadCloser reads and closes.\ntype ReadCloser interface {\n\tReader\n\tClose() error\n}\n",
+    );
+    env.write(
+        "files/file.go",
+        "package files\n\ntype File struct {\n\tfd int\n}\n\nfunc (f *File) Read(p []byte) (int, error) {\n\treturn 0, nil\n}\n\nfunc (f *File) Close() error {\n\treturn nil\n}\n",
+    );
+    env.write(
+        "other/buf.go",
+        "package other\n\ntype Buf struct{ b []byte }\n\nfunc (b Buf) Read(p []byte) (int, error) { return copy(p, b.b), nil }\n",
+    );
+    env.write(
+        "other/half.go",
+        "package other\n\ntype Half struct{}\n\nfunc (h Half) Write(p []byte) (int, error) { return len(p), nil }\n",
+    );
+    let out = env.json(&["symbol", "Reader"]);
+    assert_eq!(
+        listed(&out, "symbol"),
+        ["File", "ReadCloser", "Buf"],
+        "{out}"
+    );
+    assert_eq!(
+        listed(&out, "line"),
+        [
+            "type File struct { Read }",
+            "type ReadCloser interface",
+            "type Buf struct { Read }"
+        ],
+        "{out}"
+    );
+    assert_eq!(
+        listed(&out, "relation"),
+        ["subtype", "subtype", "subtype"],
+        "{out}"
+    );
+    let (text, _) = run(&env, &["symbol", "Reader"]);
+    assert!(
+        text.contains("Reader is extended or implemented by:\n"),
+        "{text}"
+    );
+    // ReadCloser's own methods are not its whole method set: no guess.
+    let out = env.json(&["symbol", "ReadCloser"]);
+    assert!(out.get("attached").is_none(), "{out}");
+}

@@ -31,3 +31,8 @@
 (type_declaration
   (type_spec type: (struct_type (field_declaration_list
     (field_declaration !name type: (_) @super))))) @definition.struct
+
+; The methods an interface requires: a type with methods of those names
+; satisfies it without naming it.
+(type_declaration
+  (type_spec type: (interface_type (method_elem name: (field_identifier) @requires)))) @definition.interface

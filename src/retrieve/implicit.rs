@@ -1,0 +1,77 @@
+//! Go's implicit interfaces: nothing in a type names the interface it
+//! satisfies, so its implementors are the types whose methods cover, by
+//! name, every method the interface requires. Signatures are not compared,
+//! and an interface that embeds others is skipped (its own list of methods
+//! is not its whole method set).
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use super::attached::{Attached, Relation, declaration};
+use crate::catalog::Catalog;
+use crate::chunk::{Chunk, Symbol};
+use crate::error::Result;
+
+/// The types satisfying the interface `owner` (a Go interface that requires
+/// methods and embeds nothing), each listed with the required methods it
+/// has, in document and line order.
+pub fn implementors(catalog: &Catalog, owner: &Symbol) -> Result<Vec<Attached>> {
+    if owner.requires.is_empty() || !owner.supers.is_empty() {
+        return Ok(Vec::new());
+    }
+    // (package directory, receiver type) → the required methods it has.
+    let mut have: BTreeMap<(String, String), BTreeSet<&str>> = BTreeMap::new();
+    for required in &owner.requires {
+        for c in catalog.code_chunks_mentioning(required)? {
+            let Some(s) = go_symbol(&c) else { continue };
+            if s.kind != "method" || s.name != *required {
+                continue;
+            }
+            if let Some((receiver, _)) = s.qualified.rsplit_once('.') {
+                have.entry((dir(&c.doc).to_string(), receiver.to_string()))
+                    .or_default()
+                    .insert(required.as_str());
+            }
+        }
+    }
+    let mut out = Vec::new();
+    for ((package, receiver), methods) in have {
+        if methods.len() < owner.requires.len() {
+            continue;
+        }
+        let definition = catalog
+            .code_chunks_mentioning(&receiver)?
+            .into_iter()
+            .find(|c| {
+                dir(&c.doc) == package
+                    && go_symbol(c).is_some_and(|s| {
+                        s.name == receiver && s.kind != "method" && s.kind != "interface"
+                    })
+            });
+        let Some(c) = definition else { continue };
+        let Some(s) = &c.symbol else { continue };
+        let names: Vec<&str> = owner.requires.iter().map(String::as_str).collect();
+        out.push(Attached {
+            id: c.id.clone(),
+            line: super::attached::impl_line(&declaration(s), &names),
+            symbol: s.qualified.clone(),
+            doc: c.doc.clone(),
+            lines: s.lines.unwrap_or(c.lines),
+            relation: Relation::Subtype,
+        });
+    }
+    out.sort_by(|a, b| (&a.doc, a.lines[0]).cmp(&(&b.doc, b.lines[0])));
+    Ok(out)
+}
+
+/// The symbol of a Go chunk (its first part), if it has one.
+fn go_symbol(c: &Chunk) -> Option<&Symbol> {
+    let first = c.part.is_none_or(|[i, _]| i == 1);
+    c.symbol
+        .as_ref()
+        .filter(|_| first && c.lang.as_deref() == Some("go"))
+}
+
+/// The directory of `doc`: a Go package.
+fn dir(doc: &str) -> &str {
+    doc.rsplit_once('/').map_or("", |(d, _)| d)
+}
