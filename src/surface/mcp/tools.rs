@@ -302,13 +302,13 @@ mod tests {
     #[test]
     fn relay_tools_only_when_asked() {
         let base = definitions(ToolSet::default());
-        assert_eq!(base.len(), 4);
+        assert_eq!(base.len(), 5);
         let all = definitions(ToolSet {
             relay: true,
             segments: true,
             ..ToolSet::default()
         });
-        assert_eq!(all.len(), 10);
+        assert_eq!(all.len(), 11);
         assert!(
             all.iter()
                 .all(|t| t.input_schema["properties"].get("segment").is_some())
