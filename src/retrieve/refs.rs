@@ -100,6 +100,40 @@ impl Ref {
     }
 }
 
+impl Refs {
+    /// What a text answer says when nothing uses the name; `all` is how the
+    /// caller adds Markdown (`--all`, `"all": true`), when it has not.
+    pub fn none_note(&self, all: Option<&str>) -> String {
+        let scope = all.map_or(String::new(), |all| format!(" code ({all} adds Markdown)"));
+        format!(
+            "no uses of `{}` outside its definition in this pack's{scope}",
+            self.name
+        )
+    }
+
+    /// The line after the list: what the budget left out and the budget
+    /// that lists it (`budget` as the caller names it: `--budget`,
+    /// `"budget":`), or how many lines and chunks use the name.
+    pub fn summary(&self, budget: &str) -> String {
+        match &self.more {
+            Some(more) => format!(
+                "{} of {} chunks using `{}` listed; {} more need {budget} {}",
+                self.refs.len(),
+                self.chunks,
+                self.name,
+                more.count,
+                more.budget_needed
+            ),
+            None => format!(
+                "{} in {} use `{}` (by name: same-named items elsewhere count too)",
+                super::counted(self.lines, "line", "lines"),
+                super::counted(self.chunks, "chunk", "chunks"),
+                self.name
+            ),
+        }
+    }
+}
+
 impl Retriever {
     /// The chunks that use `opts.name` as a whole word, outside its own
     /// definition, in document and line order, within the budget.

@@ -7,7 +7,7 @@ use std::process::ExitCode;
 use super::{Cli, open};
 use crate::retrieve::attached;
 use crate::retrieve::symbol::{Candidate, SymbolAnswer};
-use crate::retrieve::{Duplicate, Retriever, counted};
+use crate::retrieve::{Duplicate, Retriever};
 use crate::surface::mcp::tools::{RefsParams, SymbolParams};
 use crate::surface::output::{Printer, sanitize};
 
@@ -67,15 +67,7 @@ pub(super) fn refs(cli: &Cli, p: &Printer, args: &RefsArgs) -> anyhow::Result<Ex
         return Ok(status);
     }
     if found.chunks == 0 {
-        let scope = if args.all {
-            ""
-        } else {
-            " code (--all adds Markdown)"
-        };
-        p.note(&format!(
-            "no uses of `{}` outside its definition in this pack's{scope}",
-            found.name
-        ));
+        p.note(&found.none_note((!args.all).then_some("--all")));
         return Ok(status);
     }
     for r in &found.refs {
@@ -84,22 +76,7 @@ pub(super) fn refs(cli: &Cli, p: &Printer, args: &RefsArgs) -> anyhow::Result<Ex
     if let Some(note) = found.budget.clamp_note() {
         p.note(&note);
     }
-    match &found.more {
-        Some(more) => p.note(&format!(
-            "{} of {} chunks using `{}` listed; {} more need --budget {}",
-            found.refs.len(),
-            found.chunks,
-            found.name,
-            more.count,
-            more.budget_needed
-        )),
-        None => p.note(&format!(
-            "{} in {} use `{}` (by name: same-named items elsewhere count too)",
-            counted(found.lines, "line", "lines"),
-            counted(found.chunks, "chunk", "chunks"),
-            found.name
-        )),
-    }
+    p.note(&found.summary("--budget"));
     Ok(status)
 }
 

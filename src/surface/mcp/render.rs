@@ -6,7 +6,7 @@ use crate::relay::resolve;
 use crate::retrieve::attached;
 use crate::retrieve::refs::Refs;
 use crate::retrieve::symbol::{Candidate, Window};
-use crate::retrieve::{Duplicate, Evidence, GetResult, Omitted, SearchResult, counted};
+use crate::retrieve::{Duplicate, Evidence, GetResult, Omitted, SearchResult};
 
 /// Said when a search of the docs found nothing but boxed tool outputs match.
 const RELAY_HINT: &str =
@@ -249,36 +249,13 @@ pub(super) fn render_choices(name: &str, found: &[Candidate]) -> String {
 /// prints them.
 pub(super) fn render_refs(found: &Refs, all: bool) -> String {
     if found.chunks == 0 {
-        let scope = if all {
-            ""
-        } else {
-            " code (\"all\": true adds Markdown)"
-        };
-        return format!(
-            "No uses of `{}` outside its definition in this pack's{scope}.",
-            found.name
-        );
+        return format!("[{}]", found.none_note((!all).then_some("\"all\": true")));
     }
     let mut out: String = found.refs.iter().map(|r| r.render()).collect();
     if let Some(note) = found.budget.clamp_note() {
         out.push_str(&format!("[{note}]\n"));
     }
-    match &found.more {
-        Some(more) => out.push_str(&format!(
-            "[{} of {} chunks using `{}` listed; {} more need \"budget\": {}]",
-            found.refs.len(),
-            found.chunks,
-            found.name,
-            more.count,
-            more.budget_needed
-        )),
-        None => out.push_str(&format!(
-            "[{} in {} use `{}`, by name]",
-            counted(found.lines, "line", "lines"),
-            counted(found.chunks, "chunk", "chunks"),
-            found.name
-        )),
-    }
+    out.push_str(&format!("[{}]", found.summary("\"budget\":")));
     out
 }
 
