@@ -11,6 +11,14 @@ use crate::catalog::Catalog;
 use crate::chunk::{Chunk, Symbol};
 use crate::error::Result;
 
+/// What the pack has of one receiver type, keyed by (package directory,
+/// type name): the required methods it defines and the files they are in.
+#[derive(Default)]
+struct Receiver<'a> {
+    methods: BTreeSet<&'a str>,
+    files: BTreeSet<String>,
+}
+
 /// The types satisfying the interface `owner` (a Go interface that requires
 /// methods and embeds nothing), each listed with the required methods it
 /// has, in document and line order.
@@ -18,8 +26,7 @@ pub fn implementors(catalog: &Catalog, owner: &Symbol) -> Result<Vec<Attached>> 
     if owner.requires.is_empty() || !owner.supers.is_empty() {
         return Ok(Vec::new());
     }
-    // (package directory, receiver type) → the required methods it has.
-    let mut have: BTreeMap<(String, String), BTreeSet<&str>> = BTreeMap::new();
+    let mut have: BTreeMap<(String, String), Receiver<'_>> = BTreeMap::new();
     for required in &owner.requires {
         for c in catalog.code_chunks_mentioning(required)? {
             let Some(s) = go_symbol(&c) else { continue };
@@ -27,26 +34,42 @@ pub fn implementors(catalog: &Catalog, owner: &Symbol) -> Result<Vec<Attached>> 
                 continue;
             }
             if let Some((receiver, _)) = s.qualified.rsplit_once('.') {
-                have.entry((dir(&c.doc).to_string(), receiver.to_string()))
-                    .or_default()
-                    .insert(required.as_str());
+                let entry = have
+                    .entry((dir(&c.doc).to_string(), receiver.to_string()))
+                    .or_default();
+                entry.methods.insert(required.as_str());
+                entry.files.insert(c.doc.clone());
             }
         }
     }
     let mut out = Vec::new();
-    for ((package, receiver), methods) in have {
+    for ((package, receiver), Receiver { methods, files }) in have {
         if methods.len() < owner.requires.len() {
             continue;
         }
-        let definition = catalog
-            .code_chunks_mentioning(&receiver)?
-            .into_iter()
-            .find(|c| {
-                dir(&c.doc) == package
-                    && go_symbol(c).is_some_and(|s| {
-                        s.name == receiver && s.kind != "method" && s.kind != "interface"
-                    })
-            });
+        let is_definition = |c: &Chunk| {
+            dir(&c.doc) == package
+                && go_symbol(c).is_some_and(|s| {
+                    s.name == receiver && s.kind != "method" && s.kind != "interface"
+                })
+        };
+        // A type is most often defined beside its methods: read their files
+        // before scanning the pack for its name.
+        let mut definition = None;
+        for file in &files {
+            catalog.for_each_chunk_of(file, |c| {
+                if definition.is_none() && is_definition(c) {
+                    definition = Some(c.clone());
+                }
+                Ok(())
+            })?;
+        }
+        if definition.is_none() {
+            definition = catalog
+                .code_chunks_mentioning(&receiver)?
+                .into_iter()
+                .find(|c| is_definition(c));
+        }
         let Some(c) = definition else { continue };
         let Some(s) = &c.symbol else { continue };
         let names: Vec<&str> = owner.requires.iter().map(String::as_str).collect();

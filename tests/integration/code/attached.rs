@@ -417,6 +417,12 @@ fn a_go_interface_lists_the_types_that_satisfy_it() {
         "other/buf.go",
         "package other\n\ntype Buf struct{ b []byte }\n\nfunc (b Buf) Read(p []byte) (int, error) { return copy(p, b.b), nil }\n",
     );
+    // Defined in one file, its method in another.
+    env.write("other/bytes.go", "package other\n\ntype Bytes []byte\n");
+    env.write(
+        "other/bytes_read.go",
+        "package other\n\nfunc (b Bytes) Read(p []byte) (int, error) { return copy(p, b), nil }\n",
+    );
     env.write(
         "other/half.go",
         "package other\n\ntype Half struct{}\n\nfunc (h Half) Write(p []byte) (int, error) { return len(p), nil }\n",
@@ -424,7 +430,7 @@ fn a_go_interface_lists_the_types_that_satisfy_it() {
     let out = env.json(&["symbol", "Reader"]);
     assert_eq!(
         listed(&out, "symbol"),
-        ["File", "ReadCloser", "Buf"],
+        ["File", "ReadCloser", "Buf", "Bytes"],
         "{out}"
     );
     assert_eq!(
@@ -432,13 +438,14 @@ fn a_go_interface_lists_the_types_that_satisfy_it() {
         [
             "type File struct { Read }",
             "type ReadCloser interface",
-            "type Buf struct { Read }"
+            "type Buf struct { Read }",
+            "type Bytes []byte { Read }"
         ],
         "{out}"
     );
     assert_eq!(
         listed(&out, "relation"),
-        ["subtype", "subtype", "subtype"],
+        ["subtype", "subtype", "subtype", "subtype"],
         "{out}"
     );
     let (text, _) = run(&env, &["symbol", "Reader"]);
