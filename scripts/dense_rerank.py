@@ -20,7 +20,6 @@ import argparse
 import json
 import math
 import struct
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -29,7 +28,7 @@ import numpy as np
 from tokenizers import Tokenizer
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from fts5_baseline import first_relevant  # noqa: E402
+from fts5_baseline import ctx_search, first_relevant  # noqa: E402
 
 LAMBDAS = (0, 0.25, 0.5, 1, 2, 4)
 
@@ -114,15 +113,7 @@ class Encoder:
 
 def lexical_hits(bin_, segment, query, depth):
     """ctx's lexical top `depth` for `query` (no re-ranking, no build); [] when it abstains."""
-    out = subprocess.run(
-        [bin_, "-s", str(segment), "search", query, "-k", str(depth), "--json", "--no-build", "--no-rerank"],
-        capture_output=True,
-        text=True,
-    ).stdout
-    try:
-        return json.loads(out)["hits"]
-    except (ValueError, KeyError):
-        return []
+    return ctx_search(bin_, segment, query, depth, ("--no-rerank",))
 
 
 def main():

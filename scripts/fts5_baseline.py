@@ -120,9 +120,10 @@ def fts_search(db, chunks, query, k=10):
     return [chunks[r[0]] for r in rows]
 
 
-def ctx_search(bin, segment, query):
+def ctx_search(bin, segment, query, depth=10, extra=()):
+    """ctx's top `depth` hits for `query` (no build; `extra` flags added); [] when it abstains."""
     out = subprocess.run(
-        [bin, "-s", str(segment), "search", query, "-k", "10", "--json", "--no-build"],
+        [bin, "-s", str(segment), "search", query, "-k", str(depth), "--json", "--no-build", *extra],
         capture_output=True,
         text=True,
     ).stdout

@@ -123,6 +123,14 @@ pub struct Chunk {
     pub lang: Option<String>,
 }
 
+impl Chunk {
+    /// Whether this is the second or a later part of a split section or
+    /// symbol (the first part carries its heading or signature).
+    pub fn is_later_part(&self) -> bool {
+        self.part.is_some_and(|[i, _]| i > 1)
+    }
+}
+
 #[cfg(test)]
 impl Chunk {
     /// A chunk of `text` at `title_path` in `doc`, for tests; no ID, symbol or language.

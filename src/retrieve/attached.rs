@@ -105,7 +105,7 @@ impl MoreAttached {
 pub fn attached_to(owner: &Owner<'_>, pool: &[Chunk]) -> Vec<Attached> {
     let first_parts = || {
         pool.iter()
-            .filter(|c| c.part.is_none_or(|[i, _]| i == 1))
+            .filter(|c| !c.is_later_part())
             .filter_map(|c| c.symbol.as_ref().map(|s| (c, s)))
     };
     let definitions = first_parts()

@@ -438,7 +438,7 @@ pub(super) fn skeleton(c: &Chunk) -> String {
 /// containers, or a Markdown heading; empty for the text between symbols and
 /// for later parts of a split section or symbol.
 pub(super) fn outline_line(c: &Chunk) -> String {
-    if c.part.is_some_and(|[i, _]| i > 1) {
+    if c.is_later_part() {
         return String::new();
     }
     match (c.kind, &c.symbol) {

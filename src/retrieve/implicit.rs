@@ -42,56 +42,60 @@ pub fn implementors(catalog: &Catalog, owner: &Symbol) -> Result<Vec<Attached>> 
             }
         }
     }
-    let mut out = Vec::new();
-    for ((package, receiver), Receiver { methods, files }) in have {
-        if methods.len() < owner.requires.len() {
-            continue;
-        }
-        let is_definition = |c: &Chunk| {
-            dir(&c.doc) == package
-                && go_symbol(c).is_some_and(|s| {
-                    s.name == receiver && s.kind != "method" && s.kind != "interface"
-                })
-        };
-        // A type is most often defined beside its methods: read their files
-        // before scanning the pack for its name.
-        let mut definition = None;
-        for file in &files {
-            catalog.for_each_chunk_of(file, |c| {
-                if definition.is_none() && is_definition(c) {
-                    definition = Some(c.clone());
-                }
-                Ok(())
-            })?;
-        }
-        if definition.is_none() {
-            definition = catalog
-                .code_chunks_mentioning(&receiver)?
-                .into_iter()
-                .find(|c| is_definition(c));
-        }
-        let Some(c) = definition else { continue };
-        let Some(s) = &c.symbol else { continue };
-        let names: Vec<&str> = owner.requires.iter().map(String::as_str).collect();
-        out.push(Attached {
-            id: c.id.clone(),
-            line: super::attached::impl_line(&declaration(s), &names),
-            symbol: s.qualified.clone(),
-            doc: c.doc.clone(),
-            lines: s.lines.unwrap_or(c.lines),
-            relation: Relation::Subtype,
-        });
+    // The receivers with every required method, and their definitions:
+    // a type is most often defined beside its methods, so their files are
+    // read first (each once), and the pack is scanned for a type's name
+    // only when they do not hold it.
+    have.retain(|_, r| r.methods.len() == owner.requires.len());
+    let is_definition = |(package, receiver): &(String, String), c: &Chunk| {
+        dir(&c.doc) == package
+            && go_symbol(c)
+                .is_some_and(|s| s.name == *receiver && s.kind != "method" && s.kind != "interface")
+    };
+    let files: BTreeSet<&String> = have.values().flat_map(|r| &r.files).collect();
+    let mut found: BTreeMap<&(String, String), Chunk> = BTreeMap::new();
+    for file in files {
+        catalog.for_each_chunk_of(file, |c| {
+            if let Some(key) = have.keys().find(|key| is_definition(key, c)) {
+                found.entry(key).or_insert_with(|| c.clone());
+            }
+            Ok(())
+        })?;
     }
+    for key in have.keys() {
+        if !found.contains_key(key)
+            && let Some(c) = catalog
+                .code_chunks_mentioning(&key.1)?
+                .into_iter()
+                .find(|c| is_definition(key, c))
+        {
+            found.insert(key, c);
+        }
+    }
+    let names: Vec<&str> = owner.requires.iter().map(String::as_str).collect();
+    let mut out: Vec<Attached> = found
+        .into_values()
+        .filter_map(|c| {
+            let s = c.symbol.as_ref()?;
+            Some(Attached {
+                id: c.id.clone(),
+                line: super::attached::impl_line(&declaration(s), &names),
+                symbol: s.qualified.clone(),
+                doc: c.doc.clone(),
+                lines: s.lines.unwrap_or(c.lines),
+                relation: Relation::Subtype,
+            })
+        })
+        .collect();
     out.sort_by(|a, b| (&a.doc, a.lines[0]).cmp(&(&b.doc, b.lines[0])));
     Ok(out)
 }
 
 /// The symbol of a Go chunk (its first part), if it has one.
 fn go_symbol(c: &Chunk) -> Option<&Symbol> {
-    let first = c.part.is_none_or(|[i, _]| i == 1);
     c.symbol
         .as_ref()
-        .filter(|_| first && c.lang.as_deref() == Some("go"))
+        .filter(|_| !c.is_later_part() && c.lang.as_deref() == Some("go"))
 }
 
 /// The directory of `doc`: a Go package.

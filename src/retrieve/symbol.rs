@@ -347,8 +347,7 @@ fn outline_members(f: &Found, chunks: &[Chunk], w: &mut Window) -> bool {
             continue;
         };
         let [a, b] = sym.lines.unwrap_or(c.lines);
-        let later_part = c.part.is_some_and(|[i, _]| i > 1);
-        if c.id != f.whole.id && !later_part && a > from && b <= to {
+        if c.id != f.whole.id && !c.is_later_part() && a > from && b <= to {
             members.push((c.clone(), [a, b]));
         }
     }

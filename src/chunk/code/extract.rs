@@ -114,11 +114,10 @@ pub(crate) fn extract(text: &str, spec: &LanguageSpec) -> Result<Extraction, Str
     let Candidates {
         list,
         docs,
-        supers,
-        requires,
+        names,
         file_docs,
     } = candidates(text, spec, compiled, root);
-    let definitions = build(text, spec, list, &docs, &[&supers, &requires]);
+    let definitions = build(text, spec, list, &docs, &names);
     let mut cursor = root.walk();
     let mut file_docs: Vec<Range<usize>> = root
         .children(&mut cursor)
@@ -162,10 +161,8 @@ struct Candidates<'tree> {
     list: Vec<Candidate<'tree>>,
     /// Docstring ranges keyed by the id of the definition node they belong to.
     docs: HashMap<usize, Range<usize>>,
-    /// Supertype names keyed by the id of the definition node, in order.
-    supers: HashMap<usize, Vec<String>>,
-    /// Required method names keyed by the id of the definition node.
-    requires: HashMap<usize, Vec<String>>,
+    /// Supertypes and required methods of definition nodes.
+    names: NodeNames,
     /// `@doc` captures in matches without a definition.
     file_docs: Vec<Range<usize>>,
 }
@@ -178,8 +175,7 @@ fn candidates<'tree>(
 ) -> Candidates<'tree> {
     let mut list = Vec::new();
     let mut docs = HashMap::new();
-    let mut supers: HashMap<usize, Vec<String>> = HashMap::new();
-    let mut requires: HashMap<usize, Vec<String>> = HashMap::new();
+    let mut names = NodeNames::default();
     let mut file_docs = Vec::new();
     let mut cursor = QueryCursor::new();
     let mut matches = cursor.matches(&compiled.query, root, text.as_bytes());
@@ -205,18 +201,18 @@ fn candidates<'tree>(
             docs.entry(node.id()).or_insert_with(|| doc.byte_range());
         }
         for base in bases {
-            let found = supers.entry(node.id()).or_default();
-            let base = type_name(&text[base.byte_range()]);
-            if !base.is_empty() && !found.contains(&base) {
-                found.push(base);
-            }
+            add_name(
+                &mut names.supers,
+                node.id(),
+                type_name(&text[base.byte_range()]),
+            );
         }
         for method in required {
-            let found = requires.entry(node.id()).or_default();
-            let method = text[method.byte_range()].to_string();
-            if !found.contains(&method) {
-                found.push(method);
-            }
+            add_name(
+                &mut names.requires,
+                node.id(),
+                text[method.byte_range()].to_string(),
+            );
         }
         let Some(name) = name else {
             continue;
@@ -256,9 +252,25 @@ fn candidates<'tree>(
     Candidates {
         list,
         docs,
-        supers,
-        requires,
+        names,
         file_docs,
+    }
+}
+
+/// Names a query attaches to definition nodes, keyed by node id, each list
+/// in order and without repeats.
+#[derive(Default)]
+struct NodeNames {
+    /// `@super`: the types a definition extends or implements, by bare name.
+    supers: HashMap<usize, Vec<String>>,
+    /// `@requires`: the methods an interface requires.
+    requires: HashMap<usize, Vec<String>>,
+}
+
+fn add_name(map: &mut HashMap<usize, Vec<String>>, node: usize, name: String) {
+    let found = map.entry(node).or_default();
+    if !name.is_empty() && !found.contains(&name) {
+        found.push(name);
     }
 }
 
@@ -289,7 +301,7 @@ fn build(
     spec: &LanguageSpec,
     candidates: Vec<Candidate<'_>>,
     docs: &HashMap<usize, Range<usize>>,
-    names: &[&HashMap<usize, Vec<String>>; 2],
+    names: &NodeNames,
 ) -> Vec<Definition> {
     // Candidates are sorted by start, widest first, so a stack of open ranges
     // gives each one its nearest enclosing definition.
@@ -342,7 +354,7 @@ struct Context<'a, 'tree> {
     candidates: &'a [Candidate<'tree>],
     docs: &'a HashMap<usize, Range<usize>>,
     /// Supertypes and required methods, keyed by definition node.
-    names: &'a [&'a HashMap<usize, Vec<String>>; 2],
+    names: &'a NodeNames,
     /// Indices of each candidate's members, in document order.
     members: &'a [Vec<usize>],
 }
@@ -358,8 +370,8 @@ impl Context<'_, '_> {
                 .cloned()
                 .unwrap_or_default()
         };
-        found.supers = of(self.names[0]);
-        found.requires = of(self.names[1]);
+        found.supers = of(&self.names.supers);
+        found.requires = of(&self.names.requires);
         found.children = self.members[index]
             .iter()
             .map(|&member| self.assemble(member))

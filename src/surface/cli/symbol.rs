@@ -46,11 +46,23 @@ pub struct RefsArgs {
     pub no_build: bool,
 }
 
-pub(super) fn refs(cli: &Cli, p: &Printer, args: &RefsArgs) -> anyhow::Result<ExitCode> {
+/// The segment's retriever and settings, once `budget` is known to be valid
+/// (a bad budget is refused before any build) and the pack is refreshed
+/// unless `no_build`.
+fn retriever(
+    cli: &Cli,
+    p: &Printer,
+    budget: usize,
+    no_build: bool,
+) -> anyhow::Result<(Retriever, crate::config::Settings)> {
     let (seg, settings) = open(cli)?;
-    crate::retrieve::Budget::new(args.budget, settings.max_budget)?;
-    super::search::refresh(&seg, &settings, args.no_build, p)?;
-    let r = Retriever::open(&seg)?;
+    crate::retrieve::Budget::new(budget, settings.max_budget)?;
+    super::search::refresh(&seg, &settings, no_build, p)?;
+    Ok((Retriever::open(&seg)?, settings))
+}
+
+pub(super) fn refs(cli: &Cli, p: &Printer, args: &RefsArgs) -> anyhow::Result<ExitCode> {
+    let (r, settings) = retriever(cli, p, args.budget, args.no_build)?;
     let params = RefsParams {
         name: args.name.clone(),
         all: Some(args.all),
@@ -81,11 +93,7 @@ pub(super) fn refs(cli: &Cli, p: &Printer, args: &RefsArgs) -> anyhow::Result<Ex
 }
 
 pub(super) fn symbol(cli: &Cli, p: &Printer, args: &SymbolArgs) -> anyhow::Result<ExitCode> {
-    let (seg, settings) = open(cli)?;
-    // A bad budget is refused before any build.
-    crate::retrieve::Budget::new(args.budget, settings.max_budget)?;
-    super::search::refresh(&seg, &settings, args.no_build, p)?;
-    let r = Retriever::open(&seg)?;
+    let (r, settings) = retriever(cli, p, args.budget, args.no_build)?;
     let params = SymbolParams {
         name: args.name.clone(),
         file: args.file.clone(),
