@@ -14,8 +14,9 @@ use serde::{Deserialize, Serialize};
 
 /// Changes whenever the chunks of unchanged bytes change (a build with another
 /// version is a full rebuild): 2 added a symbol's own line range, 3 its
-/// supertypes, 4 a Go interface's required methods.
-pub const CHUNKER_VERSION: u32 = 4;
+/// supertypes, 4 a Go interface's required methods, 5 whether a symbol is a
+/// declaration.
+pub const CHUNKER_VERSION: u32 = 5;
 
 /// What kind of source a chunk came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -76,6 +77,11 @@ pub struct Symbol {
     /// implementor (Go).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub requires: Vec<String>,
+    /// A declaration without a body (a prototype, a required trait or
+    /// interface method, anything in a `.d.ts` or `.pyi` stub): where a
+    /// definition of the same name is indexed too, that is the answer.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub decl: bool,
     /// The definition's own lines `[first, last]`, doc comment to node end.
     /// Chunks tile the file, so a chunk can hold more (the `}` closing its
     /// container) or less (a container's chunk ends at its first member).

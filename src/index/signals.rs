@@ -207,6 +207,7 @@ mod tests {
                 doc: String::new(),
                 supers: Vec::new(),
                 requires: Vec::new(),
+                decl: false,
                 lines: None,
             }),
             lang: Some("rust".into()),

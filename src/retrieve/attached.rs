@@ -8,8 +8,8 @@
 
 use serde::Serialize;
 
+use super::candidates::canon;
 use super::get::{entry_cost, outline_line};
-use super::symbol::canon;
 use crate::catalog::Catalog;
 use crate::chunk::{Chunk, Symbol};
 use crate::error::Result;

@@ -2,6 +2,7 @@
 //! (a tantivy snapshot and the catalog through WAL), so it never waits for a build.
 
 pub mod attached;
+mod candidates;
 pub mod coverage;
 pub mod evidence;
 pub mod excerpt;

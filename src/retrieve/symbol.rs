@@ -1,12 +1,13 @@
 //! `symbol` (get_symbol / get_window): the exact code node for a name, with
 //! context lines around it, within a budget. Several candidates give a list,
 //! never a guess; copies of one symbol at other places (compiled `cjs`/`esm`
-//! trees) count as one candidate and are named with it.
+//! trees) and its declarations (a header's prototype, a `.d.ts` stub) count
+//! as one candidate and are named with it.
 
 use serde::Serialize;
 
 use super::attached::{self, Attached, MoreAttached, Owner};
-use super::fold::near_duplicate;
+use super::candidates::{Found, Kinds, candidates, canon};
 use super::window::{self, Elided};
 use super::{Budget, Duplicate, Retriever};
 use crate::chunk::{Chunk, id};
@@ -43,6 +44,9 @@ pub struct Candidate {
     pub lines: [usize; 2],
     /// The same code at other places.
     pub duplicates: Vec<Duplicate>,
+    /// Its declarations elsewhere (a header's prototype, a `.d.ts` stub).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub declarations: Vec<Duplicate>,
 }
 
 /// The source window of the one symbol that matches.
@@ -72,6 +76,9 @@ pub struct Window {
     pub wanted_to: usize,
     /// The same code at other places.
     pub duplicates: Vec<Duplicate>,
+    /// Its declarations elsewhere (a header's prototype, a `.d.ts` stub).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub declarations: Vec<Duplicate>,
     /// Token estimate of the whole window (the definition and its context).
     pub full_token_est: usize,
     /// When a container is over the budget: its members, one signature each,
@@ -184,6 +191,7 @@ impl Retriever {
                         doc: f.whole.doc,
                         lines: f.lines,
                         duplicates: f.copies,
+                        declarations: f.declarations,
                     })
                     .collect(),
             ));
@@ -223,6 +231,7 @@ impl Retriever {
             truncated: false,
             wanted_to,
             duplicates: f.copies.clone(),
+            declarations: f.declarations.clone(),
             full_token_est,
             members: Vec::new(),
             more_members: None,
@@ -412,182 +421,4 @@ fn outline_members(f: &Found, chunks: &[Chunk], w: &mut Window) -> bool {
     });
     w.members = shown;
     true
-}
-
-/// One symbol: its chunks (several when it was split into parts).
-struct Found {
-    qualified: String,
-    kind: String,
-    /// Lines of all its parts.
-    lines: [usize; 2],
-    /// Its first chunk (ID, document), holding the text of all its parts.
-    whole: Chunk,
-    /// The same code at other places (a package's `dist/cjs` and `dist/esm`).
-    copies: Vec<Duplicate>,
-}
-
-impl Found {
-    /// Its qualified name, or for an impl block its header
-    /// (`impl Iterator for Walk`), which tells it from the type's other blocks.
-    fn shown_name(&self) -> String {
-        match (self.kind.as_str(), &self.whole.symbol) {
-            ("impl", Some(sym)) if !sym.signature.is_empty() => sym.signature.clone(),
-            _ => self.qualified.clone(),
-        }
-    }
-}
-
-/// Folds each candidate that copies an earlier one into it (search's rule
-/// for copies, on whole texts: a split symbol's two copies can be cut at
-/// different lines): copies are one answer, not a choice to make.
-fn fold_copies(found: Vec<Found>) -> Vec<Found> {
-    let mut kept: Vec<Found> = Vec::new();
-    for f in found {
-        match kept.iter_mut().find(|k| near_duplicate(&k.whole, &f.whole)) {
-            Some(k) => k.copies.push(Duplicate {
-                id: f.whole.id,
-                doc: f.whole.doc,
-                lines: f.lines,
-            }),
-            None => kept.push(f),
-        }
-    }
-    kept
-}
-
-/// A qualified name with `.` for `::`, so both spellings meet.
-pub(super) fn canon(s: &str) -> String {
-    s.replace("::", ".")
-}
-
-/// Which kinds of symbol a name selects.
-#[derive(Debug, Clone, Copy)]
-enum Kinds<'a> {
-    /// Definitions; impl blocks only when the name has no definition.
-    Definitions,
-    /// Impl blocks only, of this trait when given.
-    Impls(Option<&'a str>),
-    /// Every kind (a chunk asked for by ID).
-    All,
-}
-
-fn candidates(
-    chunks: &[Chunk],
-    name: &str,
-    file: Option<&str>,
-    fold: bool,
-    kinds: Kinds<'_>,
-) -> Vec<Found> {
-    let want = canon(name);
-    let eq = |a: &str| {
-        if fold {
-            a.eq_ignore_ascii_case(&want)
-        } else {
-            a == want
-        }
-    };
-    let mut found: Vec<Found> = Vec::new();
-    for c in chunks {
-        let Some(sym) = &c.symbol else {
-            continue;
-        };
-        let q = canon(&sym.qualified);
-        if !(eq(&q) || eq(&sym.name)) {
-            continue;
-        }
-        if let Kinds::Impls(of) = kinds {
-            // The trait by name (the block's supertype, as the list under a
-            // trait's window reads it); generic arguments, when given, must
-            // be the header's.
-            let of_trait = |t: &str| {
-                let header = sym
-                    .signature
-                    .split_whitespace()
-                    .collect::<Vec<_>>()
-                    .join(" ");
-                sym.supers.first() == Some(&crate::chunk::code::type_name(t))
-                    && (!t.contains('<') || header.contains(&format!("{t} for ")))
-            };
-            if sym.kind != "impl" || of.is_some_and(|t| !of_trait(t)) {
-                continue;
-            }
-        }
-        if let Some(f) = file
-            && !(c.doc == f || c.doc.ends_with(&format!("/{f}")))
-        {
-            continue;
-        }
-        // Only the parts of one split symbol are joined: a type and its
-        // `impl` blocks share a name but are separate nodes, with other code
-        // between them.
-        match found.iter_mut().find(|x| {
-            x.whole.doc == c.doc
-                && x.qualified == sym.qualified
-                && x.kind == sym.kind
-                && x.whole.part.is_some()
-                && c.part.is_some()
-                && c.lines[0] <= x.lines[1] + 1
-        }) {
-            Some(x) => {
-                x.lines[0] = x.lines[0].min(c.lines[0]);
-                x.lines[1] = x.lines[1].max(c.lines[1]);
-                x.whole.text.push_str(&c.text);
-            }
-            None => found.push(Found {
-                qualified: sym.qualified.clone(),
-                kind: sym.kind.clone(),
-                lines: c.lines,
-                whole: c.clone(),
-                copies: Vec::new(),
-            }),
-        }
-    }
-    // `symbol Walk` means the type, not an `impl Walk {` header, whose
-    // methods are symbols of their own; impl blocks answer only when no
-    // definition of the name is indexed.
-    if matches!(kinds, Kinds::Definitions) && found.iter().any(|f| f.kind != "impl") {
-        found.retain(|f| f.kind != "impl");
-    }
-    for f in &mut found {
-        // The node's own lines when the pack has them (a container's whole
-        // body, a last member without its container's `}`); packs built
-        // before they were stored fall back to the chunk's.
-        f.lines = match f.whole.symbol.as_ref().and_then(|s| s.lines) {
-            Some(lines) => lines,
-            None => without_blank_ends(f.lines, &f.whole.text),
-        };
-    }
-    // A constructor named after its class (Java, C++) is not a second
-    // answer to the class's name.
-    let containers: Vec<String> = found
-        .iter()
-        .map(|f| {
-            format!(
-                "{}.{}",
-                canon(&f.qualified),
-                f.whole.symbol.as_ref().map_or("", |s| s.name.as_str())
-            )
-        })
-        .collect();
-    found.retain(|f| !containers.contains(&canon(&f.qualified)) || canon(&f.qualified) == want);
-    fold_copies(found)
-}
-
-/// `lines` of a chunk holding `text`, less the blank lines at its ends:
-/// chunks tile the file, so a symbol's chunk starts with the gap before it.
-fn without_blank_ends(lines: [usize; 2], text: &str) -> [usize; 2] {
-    let rows: Vec<&str> = text.split_inclusive('\n').collect();
-    let lead = rows.iter().take_while(|l| l.trim().is_empty()).count();
-    if lead == rows.len() {
-        return lines;
-    }
-    let trail = rows
-        .iter()
-        .rev()
-        .take_while(|l| l.trim().is_empty())
-        .count();
-    [
-        lines[0] + lead,
-        lines[1].saturating_sub(trail).max(lines[0] + lead),
-    ]
 }

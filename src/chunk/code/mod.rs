@@ -128,6 +128,15 @@ impl Piece<'_> {
     }
 }
 
+/// A file of declarations only (TypeScript's `.d.ts`, Python's `.pyi`):
+/// its symbols describe code that lives elsewhere.
+pub fn is_stub(doc: &str) -> bool {
+    let name = doc.rsplit('/').next().unwrap_or(doc).to_ascii_lowercase();
+    [".d.ts", ".d.mts", ".d.cts", ".pyi"]
+        .iter()
+        .any(|ext| name.ends_with(ext))
+}
+
 fn by_symbols(
     doc: &str,
     text: &str,
@@ -146,6 +155,7 @@ fn by_symbols(
     );
     let pieces = merge_gaps(text, pieces, opts.max_chunk_tokens);
     let lines = LineIndex::new(text);
+    let stub = is_stub(doc);
     let mut chunks = Vec::new();
     for piece in pieces {
         let mut title_path = vec![doc.to_string()];
@@ -164,6 +174,7 @@ fn by_symbols(
             doc: definition.doc.clone(),
             supers: definition.supers.clone(),
             requires: definition.requires.clone(),
+            decl: definition.decl || stub,
             lines: Some(lines.range(definition.start, definition.node.end)),
         });
         let parts = split::split_lines(text, piece.range, opts.max_chunk_tokens);

@@ -39,7 +39,8 @@ fn options(max_chunk_tokens: usize) -> ChunkOptions {
 }
 
 /// One line per symbol chunk: `kind qualified first-last`, then the node's
-/// own lines when they differ and the supertypes after ` : `.
+/// own lines when they differ, the supertypes after ` : `, and whether it
+/// is a declaration.
 fn symbol_lines(chunked: &Chunked) -> String {
     let mut out = String::new();
     for chunk in &chunked.chunks {
@@ -54,6 +55,9 @@ fn symbol_lines(chunked: &Chunked) -> String {
             }
             if !symbol.supers.is_empty() {
                 out.push_str(&format!(" : {}", symbol.supers.join(", ")));
+            }
+            if symbol.decl {
+                out.push_str(" (declaration)");
             }
             out.push('\n');
         }

@@ -151,6 +151,9 @@ pub(super) fn symbol(cli: &Cli, p: &Printer, args: &SymbolArgs) -> anyhow::Resul
             Duplicate::list(&w.duplicates)
         ));
     }
+    if !w.declarations.is_empty() {
+        p.note(&format!("declared in {}", Duplicate::list(&w.declarations)));
+    }
     if let Some(note) = &w.hint {
         p.note(&format!("hint: {note}"));
     }
@@ -232,6 +235,13 @@ fn choices(p: &Printer, name: &str, found: &[Candidate]) {
                 "  {:<10} also in {}\n",
                 "",
                 sanitize(&Duplicate::list(&f.duplicates))
+            ));
+        }
+        if !f.declarations.is_empty() {
+            p.text(&format!(
+                "  {:<10} declared in {}\n",
+                "",
+                sanitize(&Duplicate::list(&f.declarations))
             ));
         }
     }

@@ -129,12 +129,7 @@ pub(super) fn render_window(w: &Window) -> String {
         w.text.trim_end()
     );
     out.push_str(&render_attached(w));
-    if !w.duplicates.is_empty() {
-        out.push_str(&format!(
-            "\nThe same code is also in {}.",
-            Duplicate::list(&w.duplicates)
-        ));
-    }
+    out.push_str(&elsewhere(w));
     if let Some(h) = &w.hint {
         out.push_str(&format!("\nhint: {h}"));
     }
@@ -166,6 +161,24 @@ pub(super) fn render_window(w: &Window) -> String {
     out
 }
 
+/// Where else the symbol is: its copies and its declarations.
+fn elsewhere(w: &Window) -> String {
+    let mut out = String::new();
+    if !w.duplicates.is_empty() {
+        out.push_str(&format!(
+            "\nThe same code is also in {}.",
+            Duplicate::list(&w.duplicates)
+        ));
+    }
+    if !w.declarations.is_empty() {
+        out.push_str(&format!(
+            "\nDeclared in {}.",
+            Duplicate::list(&w.declarations)
+        ));
+    }
+    out
+}
+
 /// A container over the budget: its header, then one signature per member.
 pub(super) fn render_members(w: &Window) -> String {
     let mut out = format!(
@@ -183,6 +196,7 @@ pub(super) fn render_members(w: &Window) -> String {
             m.id, m.lines[0], m.lines[1], m.signature
         ));
     }
+    out.push_str(&elsewhere(w));
     if let Some(h) = &w.hint {
         out.push_str(&format!("\nhint: {h}"));
     }
@@ -237,6 +251,12 @@ pub(super) fn render_choices(name: &str, found: &[Candidate]) -> String {
         ));
         if !c.duplicates.is_empty() {
             out.push_str(&format!(" (also in {})", Duplicate::list(&c.duplicates)));
+        }
+        if !c.declarations.is_empty() {
+            out.push_str(&format!(
+                " (declared in {})",
+                Duplicate::list(&c.declarations)
+            ));
         }
     }
     if found.len() > 20 {

@@ -5,6 +5,7 @@ use predicates::prelude::*;
 use super::util::Env;
 
 mod attached;
+mod declarations;
 mod refs;
 mod symbol;
 

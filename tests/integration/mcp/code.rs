@@ -1,6 +1,7 @@
 //! The code tools over MCP, driven by the Python SDK: `ctx_symbol` (one
 //! match, a list to choose from, a miss, a cut window, a class's outline),
-//! `ctx_get` given a file path, and `ctx_refs`.
+//! `ctx_get` given a file path, `ctx_refs`, and a forward declaration named
+//! under its definition.
 
 use serde_json::{Value, json};
 
@@ -55,6 +56,7 @@ fn symbol_and_file_outline_over_mcp() {
                 call("ctx_symbol", json!({"name": "Walk"})),
                 call("ctx_refs", json!({"name": "WalkBuilder", "budget": 60})),
                 call("ctx_refs", json!({"name": "two words"})),
+                call("ctx_symbol", json!({"name": "ring_index"})),
             ]),
         );
         let steps = report["steps"].as_array().expect("steps");
@@ -180,6 +182,17 @@ fn symbol_and_file_outline_over_mcp() {
             text(&steps[13], 0)
         );
         assert_tool_error(&steps[14], "`two words` is not a name to look for");
+
+        // A forward declaration is named under its definition, not offered
+        // as a choice.
+        assert_ok(&steps[15]);
+        assert_eq!(s(15)["symbol_lines"], json!([88, 91]), "{mode}: {}", s(15));
+        assert_eq!(s(15)["declarations"][0]["lines"], json!([37, 37]), "{mode}");
+        assert!(
+            text(&steps[15], 0).contains("\nDeclared in c/sample.c:37-37 (sample:"),
+            "{mode}: {}",
+            text(&steps[15], 0)
+        );
 
         // An impl block by its header; the list's IDs name candidates too.
         assert_ok(&steps[10]);

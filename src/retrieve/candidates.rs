@@ -1,0 +1,246 @@
+//! The symbols a name stands for in a pool of chunks: exact or
+//! case-insensitive, impl blocks only when asked or when nothing else has the
+//! name, the parts of a split symbol joined, copies at other places and
+//! declarations folded into the definition they declare.
+
+use super::Duplicate;
+use super::fold::near_duplicate;
+use crate::chunk::Chunk;
+
+/// One symbol: its chunks (several when it was split into parts).
+pub(super) struct Found {
+    pub(super) qualified: String,
+    pub(super) kind: String,
+    /// Lines of all its parts.
+    pub(super) lines: [usize; 2],
+    /// Its first chunk (ID, document), holding the text of all its parts.
+    pub(super) whole: Chunk,
+    /// The same code at other places (a package's `dist/cjs` and `dist/esm`).
+    pub(super) copies: Vec<Duplicate>,
+    /// Declarations of it elsewhere (a header's prototype, a `.d.ts` stub).
+    pub(super) declarations: Vec<Duplicate>,
+}
+
+impl Found {
+    /// Its qualified name, or for an impl block its header
+    /// (`impl Iterator for Walk`), which tells it from the type's other blocks.
+    pub(super) fn shown_name(&self) -> String {
+        match (self.kind.as_str(), &self.whole.symbol) {
+            ("impl", Some(sym)) if !sym.signature.is_empty() => sym.signature.clone(),
+            _ => self.qualified.clone(),
+        }
+    }
+}
+
+/// Folds each candidate that copies an earlier one into it (search's rule
+/// for copies, on whole texts: a split symbol's two copies can be cut at
+/// different lines): copies are one answer, not a choice to make.
+fn fold_copies(found: Vec<Found>) -> Vec<Found> {
+    let mut kept: Vec<Found> = Vec::new();
+    for f in found {
+        match kept.iter_mut().find(|k| near_duplicate(&k.whole, &f.whole)) {
+            Some(k) => k.copies.push(Duplicate {
+                id: f.whole.id,
+                doc: f.whole.doc,
+                lines: f.lines,
+            }),
+            None => kept.push(f),
+        }
+    }
+    kept
+}
+
+/// A qualified name with `.` for `::`, so both spellings meet.
+pub(super) fn canon(s: &str) -> String {
+    s.replace("::", ".")
+}
+
+/// Which kinds of symbol a name selects.
+#[derive(Debug, Clone, Copy)]
+pub(super) enum Kinds<'a> {
+    /// Definitions; impl blocks only when the name has no definition.
+    Definitions,
+    /// Impl blocks only, of this trait when given.
+    Impls(Option<&'a str>),
+    /// Every kind (a chunk asked for by ID).
+    All,
+}
+
+pub(super) fn candidates(
+    chunks: &[Chunk],
+    name: &str,
+    file: Option<&str>,
+    fold: bool,
+    kinds: Kinds<'_>,
+) -> Vec<Found> {
+    let want = canon(name);
+    let eq = |a: &str| {
+        if fold {
+            a.eq_ignore_ascii_case(&want)
+        } else {
+            a == want
+        }
+    };
+    let mut found: Vec<Found> = Vec::new();
+    for c in chunks {
+        let Some(sym) = &c.symbol else {
+            continue;
+        };
+        let q = canon(&sym.qualified);
+        if !(eq(&q) || eq(&sym.name)) {
+            continue;
+        }
+        if let Kinds::Impls(of) = kinds {
+            // The trait by name (the block's supertype, as the list under a
+            // trait's window reads it); generic arguments, when given, must
+            // be the header's.
+            let of_trait = |t: &str| {
+                let header = sym
+                    .signature
+                    .split_whitespace()
+                    .collect::<Vec<_>>()
+                    .join(" ");
+                sym.supers.first() == Some(&crate::chunk::code::type_name(t))
+                    && (!t.contains('<') || header.contains(&format!("{t} for ")))
+            };
+            if sym.kind != "impl" || of.is_some_and(|t| !of_trait(t)) {
+                continue;
+            }
+        }
+        if let Some(f) = file
+            && !(c.doc == f || c.doc.ends_with(&format!("/{f}")))
+        {
+            continue;
+        }
+        // Only the parts of one split symbol are joined: a type and its
+        // `impl` blocks share a name but are separate nodes, with other code
+        // between them.
+        match found.iter_mut().find(|x| {
+            x.whole.doc == c.doc
+                && x.qualified == sym.qualified
+                && x.kind == sym.kind
+                && x.whole.part.is_some()
+                && c.part.is_some()
+                && c.lines[0] <= x.lines[1] + 1
+        }) {
+            Some(x) => {
+                x.lines[0] = x.lines[0].min(c.lines[0]);
+                x.lines[1] = x.lines[1].max(c.lines[1]);
+                x.whole.text.push_str(&c.text);
+            }
+            None => found.push(Found {
+                qualified: sym.qualified.clone(),
+                kind: sym.kind.clone(),
+                lines: c.lines,
+                whole: c.clone(),
+                copies: Vec::new(),
+                declarations: Vec::new(),
+            }),
+        }
+    }
+    // `symbol Walk` means the type, not an `impl Walk {` header, whose
+    // methods are symbols of their own; impl blocks answer only when no
+    // definition of the name is indexed.
+    if matches!(kinds, Kinds::Definitions) && found.iter().any(|f| f.kind != "impl") {
+        found.retain(|f| f.kind != "impl");
+    }
+    for f in &mut found {
+        // The node's own lines when the pack has them (a container's whole
+        // body, a last member without its container's `}`); packs built
+        // before they were stored fall back to the chunk's.
+        f.lines = match f.whole.symbol.as_ref().and_then(|s| s.lines) {
+            Some(lines) => lines,
+            None => without_blank_ends(f.lines, &f.whole.text),
+        };
+    }
+    // A constructor named after its class (Java, C++) is not a second
+    // answer to the class's name.
+    let containers: Vec<String> = found
+        .iter()
+        .map(|f| {
+            format!(
+                "{}.{}",
+                canon(&f.qualified),
+                f.whole.symbol.as_ref().map_or("", |s| s.name.as_str())
+            )
+        })
+        .collect();
+    found.retain(|f| !containers.contains(&canon(&f.qualified)) || canon(&f.qualified) == want);
+    fold_declarations(fold_copies(found))
+}
+
+/// Folds each declaration into the one definition it declares, found by
+/// qualified name (the one in a file of the same stem, `errors.d.ts` for
+/// `errors.js`, when there are several): a prototype and its body are one
+/// answer. A declaration that matches no definition, or several equally, is
+/// a candidate of its own.
+fn fold_declarations(found: Vec<Found>) -> Vec<Found> {
+    let is_decl = |f: &Found| f.whole.symbol.as_ref().is_some_and(|s| s.decl);
+    // For each declaration, the index of the definition it folds into.
+    let targets: Vec<Option<usize>> = found
+        .iter()
+        .map(|d| {
+            if !is_decl(d) {
+                return None;
+            }
+            let defs: Vec<usize> = (0..found.len())
+                .filter(|&k| {
+                    !is_decl(&found[k]) && canon(&found[k].qualified) == canon(&d.qualified)
+                })
+                .collect();
+            match defs.as_slice() {
+                [one] => Some(*one),
+                _ => {
+                    let mut near = defs
+                        .iter()
+                        .filter(|&&k| stem(&found[k].whole.doc) == stem(&d.whole.doc));
+                    match (near.next(), near.next()) {
+                        (Some(&k), None) => Some(k),
+                        _ => None,
+                    }
+                }
+            }
+        })
+        .collect();
+    let mut kept: Vec<Option<Found>> = found.into_iter().map(Some).collect();
+    for (index, target) in targets.iter().enumerate() {
+        let Some(target) = *target else { continue };
+        let Some(d) = kept[index].take() else {
+            continue;
+        };
+        if let Some(def) = kept[target].as_mut() {
+            def.declarations.push(Duplicate {
+                id: d.whole.id,
+                doc: d.whole.doc,
+                lines: d.lines,
+            });
+            def.declarations.extend(d.copies);
+        }
+    }
+    kept.into_iter().flatten().collect()
+}
+
+/// A path's file name up to its first dot: `errors` of `esm/errors.d.ts`.
+fn stem(doc: &str) -> &str {
+    let name = doc.rsplit('/').next().unwrap_or(doc);
+    name.split('.').next().unwrap_or(name)
+}
+
+/// `lines` of a chunk holding `text`, less the blank lines at its ends:
+/// chunks tile the file, so a symbol's chunk starts with the gap before it.
+fn without_blank_ends(lines: [usize; 2], text: &str) -> [usize; 2] {
+    let rows: Vec<&str> = text.split_inclusive('\n').collect();
+    let lead = rows.iter().take_while(|l| l.trim().is_empty()).count();
+    if lead == rows.len() {
+        return lines;
+    }
+    let trail = rows
+        .iter()
+        .rev()
+        .take_while(|l| l.trim().is_empty())
+        .count();
+    [
+        lines[0] + lead,
+        lines[1].saturating_sub(trail).max(lines[0] + lead),
+    ]
+}
