@@ -224,6 +224,12 @@ impl Catalog {
         self.for_each_chunk_where("doc = ?1 AND scope = 'docs'", params![doc], f)
     }
 
+    /// Calls `f` with each code chunk whose symbol extends, implements or
+    /// embeds a type, in document order.
+    pub fn for_each_subtype_chunk(&self, f: impl FnMut(&Chunk) -> Result<()>) -> Result<()> {
+        self.for_each_chunk_where("scope = 'docs' AND instr(extra, '\"supers\"') > 0", [], f)
+    }
+
     /// Calls `f` with the metadata of each chunk of `doc` in order.
     pub fn for_each_meta_of(
         &self,

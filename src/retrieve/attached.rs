@@ -10,6 +10,7 @@ use serde::Serialize;
 
 use super::candidates::canon;
 use super::get::{entry_cost, outline_line};
+use super::secondary;
 use crate::catalog::Catalog;
 use crate::chunk::{Chunk, Symbol};
 use crate::error::Result;
@@ -187,8 +188,9 @@ pub fn attached_to(owner: &Owner<'_>, pool: &[Chunk]) -> Vec<Attached> {
 
 /// Everything listed under the window of `owner` (whose symbol is `symbol`):
 /// [`attached_to`] over `pool` (the chunks whose symbol mentions its name)
-/// and the chunks [`with_members`] adds, then a Go interface's implicit
-/// implementors, in document and line order.
+/// and the chunks [`with_members`] adds, and a Go interface's implicit
+/// implementors: sources before tests, benches, examples and fixtures, each
+/// in document and line order.
 pub fn collect(
     catalog: &Catalog,
     owner: &Owner<'_>,
@@ -198,13 +200,15 @@ pub fn collect(
     let pool = with_members(catalog, owner.name, pool)?;
     let mut list = attached_to(owner, &pool);
     if let Some(s) = symbol.filter(|s| s.kind == "interface") {
-        for found in super::implicit::implementors(catalog, s)? {
+        for found in super::implicit::implementors(catalog, s, owner.doc)? {
             if !list.iter().any(|a| a.id == found.id) {
                 list.push(found);
             }
         }
-        list.sort_by(|a, b| (&a.doc, a.lines[0]).cmp(&(&b.doc, b.lines[0])));
     }
+    list.sort_by(|a, b| {
+        (secondary(&a.doc), &a.doc, a.lines[0]).cmp(&(secondary(&b.doc), &b.doc, b.lines[0]))
+    });
     Ok(list)
 }
 

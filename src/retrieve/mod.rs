@@ -161,3 +161,28 @@ pub fn counted(n: usize, one: &str, many: &str) -> String {
 pub fn needs(n: usize) -> &'static str {
     if n == 1 { "needs" } else { "need" }
 }
+
+/// Whether `doc` is a test, benchmark, example or fixture: lists of uses
+/// and implementors put it after the sources, which are likelier what is
+/// asked about.
+pub(crate) fn secondary(doc: &str) -> bool {
+    let mut parts = doc.split('/');
+    let file = parts.next_back().unwrap_or_default();
+    let stem = file.split('.').next().unwrap_or_default();
+    parts.any(|dir| {
+        matches!(
+            dir,
+            "test"
+                | "tests"
+                | "bench"
+                | "benches"
+                | "example"
+                | "examples"
+                | "fixtures"
+                | "testdata"
+        )
+    }) || stem.starts_with("test_")
+        || stem.ends_with("_test")
+        || file.contains(".test.")
+        || file.contains(".spec.")
+}

@@ -6,7 +6,7 @@
 use regex::Regex;
 use serde::Serialize;
 
-use super::{Budget, Retriever};
+use super::{Budget, Retriever, secondary};
 use crate::chunk::{Chunk, ChunkKind};
 use crate::error::{Error, Result};
 use crate::tokens::estimate;
@@ -207,30 +207,6 @@ fn identifier(given: &str) -> Result<&str> {
             "`{given}` is not a name to look for; give an identifier such as `WalkBuilder` or `Walk::new`"
         )))
     }
-}
-
-/// Whether `doc` is a test, benchmark, example or fixture: its uses are
-/// listed after the sources', which are likelier what is asked about.
-fn secondary(doc: &str) -> bool {
-    let mut parts = doc.split('/');
-    let file = parts.next_back().unwrap_or_default();
-    let stem = file.split('.').next().unwrap_or_default();
-    parts.any(|dir| {
-        matches!(
-            dir,
-            "test"
-                | "tests"
-                | "bench"
-                | "benches"
-                | "example"
-                | "examples"
-                | "fixtures"
-                | "testdata"
-        )
-    }) || stem.starts_with("test_")
-        || stem.ends_with("_test")
-        || file.contains(".test.")
-        || file.contains(".spec.")
 }
 
 /// Whether `c` is the definition of `name` itself (not an impl block of it).

@@ -401,7 +401,7 @@ fn cpp_and_typescript_subtypes() {
 }
 
 /// A Go interface lists the types whose methods cover its own, by name, in
-/// any package; one that embeds another interface lists only what names it.
+/// any package.
 #[test]
 fn a_go_interface_lists_the_types_that_satisfy_it() {
     let env = Env::empty();
@@ -453,7 +453,87 @@ fn a_go_interface_lists_the_types_that_satisfy_it() {
         text.contains("Reader is extended or implemented by:\n"),
         "{text}"
     );
-    // ReadCloser's own methods are not its whole method set: no guess.
+    // ReadCloser requires Reader's Read too: only File has both.
     let out = env.json(&["symbol", "ReadCloser"]);
-    assert!(out.get("attached").is_none(), "{out}");
+    assert_eq!(
+        listed(&out, "line"),
+        ["type File struct { Close, Read }"],
+        "{out}"
+    );
+}
+
+/// An interface's method set takes in the interfaces it embeds, through
+/// chains; a struct has the methods of the types it embeds, through chains;
+/// an embedded interface the pack does not define leaves the set unknown,
+/// and nothing is listed rather than a guess; tests come after sources.
+#[test]
+fn go_embedding_counts_for_interfaces_and_structs() {
+    let env = Env::empty();
+    env.write(
+        "store/store.go",
+        "package store\n\ntype Getter interface {\n\tGet(k string) string\n}\n\ntype Store interface {\n\tGetter\n\tPut(k, v string)\n}\n\ntype Closing interface {\n\tStore\n\tClose() error\n}\n\ntype Printable interface {\n\tfmt.Stringer\n\tGet(k string) string\n}\n",
+    );
+    env.write(
+        "store/mem.go",
+        "package store\n\ntype Mem struct{ m map[string]string }\n\nfunc (s *Mem) Get(k string) string { return s.m[k] }\n\nfunc (s *Mem) Put(k, v string) { s.m[k] = v }\n",
+    );
+    env.write(
+        "store/locked.go",
+        "package store\n\n// Locked is a Mem behind a lock.\ntype Locked struct {\n\t*Mem\n\tmu sync.Mutex\n}\n\n// Audited closes what it audits.\ntype Audited struct {\n\tLocked\n}\n\nfunc (a Audited) Close() error { return nil }\n\n// OnlyGet has Get alone.\ntype OnlyGet struct{}\n\nfunc (OnlyGet) Get(k string) string { return k }\n",
+    );
+    // A test double comes after the sources, though its file sorts first.
+    env.write(
+        "store/fake_test.go",
+        "package store\n\ntype fake struct{}\n\nfunc (fake) Get(k string) string { return k }\n\nfunc (fake) Put(k, v string) {}\n",
+    );
+    let subtypes = |name: &str| {
+        let out = env.json(&["symbol", name]);
+        out["attached"]
+            .as_array()
+            .map(|a| {
+                a.iter()
+                    .filter(|e| e["relation"] == "subtype")
+                    .map(|e| e["line"].as_str().unwrap_or("?").to_string())
+                    .collect::<Vec<_>>()
+            })
+            .unwrap_or_default()
+    };
+    assert_eq!(
+        subtypes("Store"),
+        [
+            "type Locked struct { Get, Put }",
+            "type Audited struct { Get, Put }",
+            "type Mem struct { Get, Put }",
+            "type Closing interface",
+            "type fake struct { Get, Put }",
+        ]
+        .map(String::from),
+    );
+    assert_eq!(
+        subtypes("Closing"),
+        ["type Audited struct { Close, Get, Put }"].map(String::from),
+    );
+    assert_eq!(
+        subtypes("Getter"),
+        [
+            "type Locked struct { Get }",
+            "type Audited struct { Get }",
+            "type OnlyGet struct { Get }",
+            "type Mem struct { Get }",
+            "type Store interface",
+            "type fake struct { Get }",
+        ]
+        .map(String::from),
+    );
+    // fmt.Stringer is not in the pack: its methods are unknown.
+    assert_eq!(subtypes("Printable"), Vec::<String>::new());
+    // `error` is the language's: its method is known.
+    env.write(
+        "store/errors.go",
+        "package store\n\ntype Failure interface {\n\terror\n\tTemporary() bool\n}\n\ntype busy struct{}\n\nfunc (busy) Error() string { return \"busy\" }\n\nfunc (busy) Temporary() bool { return true }\n",
+    );
+    assert_eq!(
+        subtypes("Failure"),
+        ["type busy struct { Error, Temporary }"].map(String::from),
+    );
 }
