@@ -11,8 +11,7 @@ use crate::catalog::Catalog;
 use crate::chunk::{Chunk, Symbol};
 use crate::error::Result;
 
-/// How deep embedding is followed (interfaces in interfaces, structs in
-/// structs): far past what Go code nests, and a bound on cycles of names.
+/// How deep struct embedding is followed: far past what Go code nests.
 const MAX_EMBEDDING: usize = 8;
 
 /// What the pack has of one type, keyed by (package directory, type name):
@@ -105,9 +104,6 @@ fn method_set(
             }
             "any" => continue,
             _ => {}
-        }
-        if seen.len() > MAX_EMBEDDING {
-            return Ok(None);
         }
         let defined = catalog.code_chunks_mentioning(&name)?;
         let defined: Vec<&Chunk> = defined
