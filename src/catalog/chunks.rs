@@ -224,12 +224,6 @@ impl Catalog {
         self.for_each_chunk_where("doc = ?1 AND scope = 'docs'", params![doc], f)
     }
 
-    /// Calls `f` with each code chunk whose symbol extends, implements or
-    /// embeds a type, in document order.
-    pub fn for_each_subtype_chunk(&self, f: impl FnMut(&Chunk) -> Result<()>) -> Result<()> {
-        self.for_each_chunk_where("scope = 'docs' AND instr(extra, '\"supers\"') > 0", [], f)
-    }
-
     /// Calls `f` with the metadata of each chunk of `doc` in order.
     pub fn for_each_meta_of(
         &self,
@@ -274,6 +268,25 @@ impl Catalog {
             .into_iter()
             .map(|s| self.with_text(s, &mut cache))
             .collect()
+    }
+
+    /// The symbol chunks of code in `lang`, in document order, without their
+    /// text: for questions about the symbols alone, at the cost of one scan.
+    pub fn symbols_in(&self, lang: &str) -> Result<Vec<Chunk>> {
+        let sql = format!(
+            "SELECT {COLUMNS} FROM chunks WHERE scope = 'docs' AND instr(extra, '\"symbol\"') > 0
+             AND instr(extra, ?1) > 0 ORDER BY doc, ordinal"
+        );
+        let mut stmt = self.conn.prepare(&sql).map_err(|e| self.err(e))?;
+        let stored = stmt
+            .query_map([format!("\"lang\":\"{lang}\"")], decode_row)
+            .and_then(|rows| rows.collect::<rusqlite::Result<Vec<_>>>())
+            .map_err(|e| self.err(e))?;
+        Ok(stored
+            .into_iter()
+            .map(|s| s.chunk)
+            .filter(|c| c.lang.as_deref() == Some(lang))
+            .collect())
     }
 
     /// Counts and sizes for `ctx stats`.

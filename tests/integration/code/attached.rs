@@ -525,6 +525,45 @@ fn go_embedding_counts_for_interfaces_and_structs() {
         ]
         .map(String::from),
     );
+    // A struct embedding an interface has its methods; a type defined in
+    // two build-tagged files is the definition beside its methods.
+    env.write(
+        "store/wrap.go",
+        "package store\n\ntype Wrapped struct {\n\tStore\n\tname string\n}\n",
+    );
+    env.write(
+        "store/a_mem_plan9.go",
+        "package store\n\ntype Mem struct{ fd int }\n",
+    );
+    let out = env.json(&["symbol", "Getter"]);
+    let docs: Vec<(String, String)> = out["attached"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| {
+            (
+                e["symbol"].as_str().unwrap().to_string(),
+                e["doc"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    assert!(
+        docs.contains(&("Mem".into(), "store/mem.go".into())),
+        "{out}"
+    );
+    assert!(
+        !docs.iter().any(|(_, d)| d == "store/a_mem_plan9.go"),
+        "{out}"
+    );
+    assert_eq!(
+        subtypes("Getter").last().map(String::as_str),
+        Some("type fake struct { Get }")
+    );
+    assert!(
+        subtypes("Getter").contains(&"type Wrapped struct { Get }".to_string()),
+        "{:?}",
+        subtypes("Getter")
+    );
     // fmt.Stringer is not in the pack: its methods are unknown.
     assert_eq!(subtypes("Printable"), Vec::<String>::new());
     // `error` is the language's: its method is known.
