@@ -533,3 +533,42 @@ fn supertypes_by_bare_name() {
         ]
     );
 }
+
+/// A `.h` with C++ in it (a class in a namespace) is chunked as C++; a C
+/// header, and a C++ file's syntax errors, stay as they were.
+#[test]
+fn cpp_headers_are_told_from_c_headers() {
+    let cpp = "#pragma once\nnamespace buf {\n/// A ring.\nclass Ring {\n public:\n  explicit Ring(int cap);\n  bool push(int v);\n  int size() const { return len_; }\n private:\n  int len_ = 0;\n};\n}  // namespace buf\n";
+    let chunked = chunk_code("include/ring.h", cpp, spec("c"), &ChunkOptions::default());
+    assert_tiles(cpp, &chunked);
+    assert!(chunked.notes.is_empty(), "{:?}", chunked.notes);
+    assert!(
+        chunked
+            .chunks
+            .iter()
+            .all(|c| c.lang.as_deref() == Some("cpp"))
+    );
+    let symbols = symbol_lines(&chunked);
+    assert!(symbols.contains("class buf::Ring 3-"), "{symbols}");
+    assert!(symbols.contains("method buf::Ring::size "), "{symbols}");
+    assert!(!symbols.contains("function push"), "{symbols}");
+
+    let c = "#ifndef RING_H\n#define RING_H\nstruct ring { int len; };\nint ring_push(struct ring *r, int v);\n#endif\n";
+    let chunked = chunk_code("ring.h", c, spec("c"), &ChunkOptions::default());
+    assert!(
+        chunked
+            .chunks
+            .iter()
+            .all(|c| c.lang.as_deref() == Some("c"))
+    );
+    assert!(symbol_lines(&chunked).contains("function ring_push 4-4 (declaration)"));
+
+    // Only a `.h` is in doubt: a `.c` with errors is still C.
+    let chunked = chunk_code("ring.c", cpp, spec("c"), &ChunkOptions::default());
+    assert!(
+        chunked
+            .chunks
+            .iter()
+            .all(|c| c.lang.as_deref() == Some("c"))
+    );
+}

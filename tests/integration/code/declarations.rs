@@ -1,6 +1,6 @@
-//! `ctx symbol` and declarations: a C prototype in a header, a `.d.ts` or
+//! Headers and declarations: a C prototype in a header, a `.d.ts` or
 //! `.pyi` stub are not a second answer to a name whose definition is
-//! indexed; they are named with it.
+//! indexed; they are named with it. A C++ header is parsed as C++.
 
 use predicates::prelude::*;
 
@@ -139,4 +139,41 @@ fn stub_files_fold_into_the_implementation() {
     // The stub alone, asked for by file.
     let stub = env.json(&["symbol", "OAuthError", "--file", "errors.d.ts"]);
     assert_eq!(stub["doc"], "dist/errors.d.ts", "{stub}");
+}
+
+/// A C++ class in a `.h` is a class (the header is parsed as C++ when C
+/// cannot parse it), with the methods its `.cpp` defines listed under it.
+#[test]
+fn a_cpp_header_is_parsed_as_cpp() {
+    let env = Env::empty();
+    env.write(
+        "include/ring.h",
+        "#pragma once\nnamespace buf {\n/// A fixed-size ring of ints.\nclass Ring {\n public:\n  explicit Ring(int cap);\n  /// Appends v; false when full.\n  bool push(int v);\n  int size() const { return len_; }\n private:\n  int len_ = 0;\n};\n}  // namespace buf\n",
+    );
+    env.write(
+        "src/ring.cpp",
+        "#include \"ring.h\"\nnamespace buf {\nRing::Ring(int cap) : len_(0) {}\n\nbool Ring::push(int v) {\n  if (len_ >= 8) return false;\n  ++len_;\n  return true;\n}\n}  // namespace buf\n",
+    );
+    env.ctx(&["build"])
+        .assert()
+        .success()
+        .stderr(predicate::str::contains("syntax error").not());
+    let out = env.json(&["symbol", "Ring"]);
+    assert_eq!(out["symbol"], "buf::Ring", "{out}");
+    assert_eq!(out["kind"], "class", "{out}");
+    assert_eq!(out["doc"], "include/ring.h", "{out}");
+    let listed: Vec<&str> = out["attached"]
+        .as_array()
+        .expect("attached")
+        .iter()
+        .map(|a| a["line"].as_str().unwrap_or("?"))
+        .collect();
+    assert_eq!(
+        listed,
+        ["Ring::Ring(int cap) : len_(0)", "bool Ring::push(int v)"],
+        "{out}"
+    );
+    let push = env.json(&["symbol", "push"]);
+    assert_eq!(push["symbol"], "buf::Ring::push", "{push}");
+    assert_eq!(push["doc"], "src/ring.cpp", "{push}");
 }
