@@ -286,6 +286,7 @@ impl Retriever {
         let n = found.len();
         // What the omitted chunks would cost as this mode shows them.
         let mut short = 0;
+        let mut nesting = Nesting::default();
         for (i, (c, replaces, of_file)) in found.into_iter().enumerate() {
             let share = match opts.mode {
                 Mode::Raw => remaining,
@@ -297,7 +298,7 @@ impl Retriever {
                 Mode::Skeleton if all_fit => skeletons[i].clone(),
                 Mode::Skeleton if of_file => {
                     compact = true;
-                    let line = outline_line(&c);
+                    let line = outline_line_at(&c, nesting.depth(&c));
                     if line.is_empty() {
                         // Text between symbols and later parts of a split
                         // one: the hint says the outline leaves them out.
@@ -355,8 +356,9 @@ impl Retriever {
         }
         if compact && !omitted.is_empty() {
             hints.push(format!(
-                "{} more outline entries need --budget {}",
-                omitted.len(),
+                "{} {} --budget {}",
+                super::counted(omitted.len(), "more outline entry", "more outline entries"),
+                super::needs(omitted.len()),
                 used + short
             ));
         } else if !omitted.is_empty() {
@@ -438,12 +440,16 @@ pub(super) fn skeleton(c: &Chunk) -> String {
 /// containers, or a Markdown heading; empty for the text between symbols and
 /// for later parts of a split section or symbol.
 pub(super) fn outline_line(c: &Chunk) -> String {
+    outline_line_at(c, c.title_path.len().saturating_sub(2))
+}
+
+/// [`outline_line`] with a symbol indented `depth` levels.
+fn outline_line_at(c: &Chunk, depth: usize) -> String {
     if c.is_later_part() {
         return String::new();
     }
     match (c.kind, &c.symbol) {
         (crate::chunk::ChunkKind::Code, Some(sym)) => {
-            let depth = c.title_path.len().saturating_sub(2);
             let signature = sym
                 .signature
                 .split_whitespace()
@@ -452,7 +458,7 @@ pub(super) fn outline_line(c: &Chunk) -> String {
             let shown = if signature.is_empty() {
                 format!("{} {}", sym.kind, sym.name)
             } else {
-                without_long_value(&sym.kind, signature)
+                shortened(&sym.kind, signature)
             };
             format!("{}{shown}", "    ".repeat(depth))
         }
@@ -464,17 +470,62 @@ pub(super) fn outline_line(c: &Chunk) -> String {
     }
 }
 
-/// A constant's or variable's declaration without its value when that is
-/// long (a table of a hundred entries is not its shape); functions keep
-/// theirs, whose ` = ` are default arguments.
-fn without_long_value(kind: &str, signature: String) -> String {
+/// A long signature cut to its shape: a constant's or variable's
+/// declaration without its value (a table of a hundred entries is not its
+/// shape; functions keep theirs, whose ` = ` are default arguments), and a
+/// type whose signature holds its body (a Go struct's fields, with their
+/// comments, which on one line would read as commenting out the rest)
+/// without the body.
+fn shortened(kind: &str, signature: String) -> String {
     const LONG: usize = 80;
-    if signature.len() <= LONG || !matches!(kind, "const" | "static" | "var") {
+    if signature.len() <= LONG {
         return signature;
     }
-    match signature.split_once(" = ") {
-        Some((declaration, _)) => format!("{declaration} = …"),
-        None => signature,
+    let cut = if matches!(kind, "const" | "static" | "var") {
+        signature
+            .split_once(" = ")
+            .map(|(declaration, _)| format!("{declaration} = …"))
+    } else if crate::chunk::code::CALLABLE_KINDS.contains(&kind) {
+        None
+    } else {
+        signature
+            .split_once('{')
+            .map(|(declaration, _)| format!("{} {{ … }}", declaration.trim_end()))
+    };
+    cut.unwrap_or(signature)
+}
+
+/// How deep each entry of a file's outline sits: under the containers
+/// listed before it whose lines enclose it. A Go method, written after its
+/// type and after other types, is in neither; its title path alone would
+/// indent it under whatever came last.
+#[derive(Default)]
+struct Nesting {
+    /// The file of the entries so far.
+    doc: String,
+    /// Containers still open: qualified name (`.`-joined) and last line.
+    open: Vec<(String, usize)>,
+}
+
+impl Nesting {
+    fn depth(&mut self, c: &Chunk) -> usize {
+        if c.doc != self.doc {
+            self.doc.clone_from(&c.doc);
+            self.open.clear();
+        }
+        let Some(sym) = c.symbol.as_ref().filter(|_| !c.is_later_part()) else {
+            return 0;
+        };
+        let [first, last] = sym.lines.unwrap_or(c.lines);
+        self.open.retain(|(_, end)| *end >= first);
+        let name = super::candidates::canon(&sym.qualified);
+        let depth = self
+            .open
+            .iter()
+            .filter(|(open, _)| name.starts_with(&format!("{open}.")))
+            .count();
+        self.open.push((name, last));
+        depth
     }
 }
 
@@ -493,26 +544,35 @@ pub(super) fn without_blank_start(text: &str) -> &str {
 
 #[cfg(test)]
 mod tests {
-    use super::without_long_value;
+    use super::shortened;
 
     #[test]
-    fn a_long_constant_is_outlined_without_its_value() {
+    fn a_long_signature_is_outlined_to_its_shape() {
         let table = format!(
             "pub const TYPES: &[(&str, &str)] = &[{}];",
             r#"("rust", "*.rs"), "#.repeat(10)
         );
         assert_eq!(
-            without_long_value("const", table.clone()),
+            shortened("const", table.clone()),
             "pub const TYPES: &[(&str, &str)] = …"
         );
-        assert!(without_long_value("var", table).ends_with("&str)] = …"));
+        assert!(shortened("var", table).ends_with("&str)] = …"));
         // Short values stay; so do a function's default arguments.
         let short = "pub const MAX: usize = 64;".to_string();
-        assert_eq!(without_long_value("const", short.clone()), short);
+        assert_eq!(shortened("const", short.clone()), short);
         let function = format!(
             "def drain(self, timeout: float = 1.0, {})",
             "x, ".repeat(30)
         );
-        assert_eq!(without_long_value("function", function.clone()), function);
+        assert_eq!(shortened("function", function.clone()), function);
+        // A type whose signature holds its body is cut at the body; a
+        // function's `{` (a Go parameter's struct type) is its signature.
+        let go = format!(
+            "type Conn struct {{ {} }}",
+            "mu sync.Mutex // guards ".repeat(5)
+        );
+        assert_eq!(shortened("struct", go.clone()), "type Conn struct { … }");
+        let func = format!("func run(opts struct{{ {} }}) error", "a int; ".repeat(12));
+        assert_eq!(shortened("function", func.clone()), func);
     }
 }

@@ -538,3 +538,52 @@ mod tests {
     }
 }
 ";
+
+/// A Go file's outline: a struct whose signature holds its commented fields
+/// is cut to `{ … }` (on one line, the first comment would swallow the
+/// rest), and methods written after other types are not indented under them.
+#[test]
+fn go_outline_cuts_bodies_and_nests_by_lines() {
+    let env = Env::empty();
+    env.write(
+        "srv/conn.go",
+        "package srv\n\n// Conn is one client connection.\ntype Conn struct {\n\tmu sync.Mutex // guards the fields below\n\tclosed bool // set once by Close, never reset\n\tbuf []byte // pending output, flushed by Flush\n}\n\ntype state int\n\n// Close closes the connection.\nfunc (c *Conn) Close() error {\n\treturn nil\n}\n",
+    );
+    env.ctx(&["build"]).assert().success();
+    let outline = |budget: &str| {
+        let out = env
+            .ctx(&[
+                "get",
+                "srv/conn.go",
+                "--mode",
+                "skeleton",
+                "--budget",
+                budget,
+            ])
+            .assert()
+            .success();
+        (
+            String::from_utf8_lossy(&out.get_output().stdout).into_owned(),
+            String::from_utf8_lossy(&out.get_output().stderr).into_owned(),
+        )
+    };
+    let (_, hint) = outline("60");
+    assert!(
+        hint.contains("; 1 more outline entry needs --budget 81"),
+        "{hint}"
+    );
+    let (text, _) = outline("100");
+    let entries: Vec<&str> = text
+        .lines()
+        .filter_map(|l| l.split_once("  ").map(|(_, rest)| rest))
+        .collect();
+    assert_eq!(
+        entries,
+        [
+            "type Conn struct { … }",
+            "type state int",
+            "func (c *Conn) Close() error"
+        ],
+        "{text}"
+    );
+}
