@@ -146,6 +146,25 @@ def python_package(name):
     return copy_tree(found[0], name)
 
 
+GO_PACKAGES = "io bufio bytes strings os net fmt sort compress archive encoding".split()
+
+
+def go_stdlib():
+    """Go 1.19's standard library source as Debian ships it (`golang-1.19-src`), the
+    packages the Go query set targets copied into a temp dir (fixtures/eval/README.md)."""
+    work = scratch("ctx-bench-godeb-")
+    p = subprocess.run(["apt-get", "download", "golang-1.19-src"], cwd=work, capture_output=True)
+    debs = glob.glob(os.path.join(work, "golang-1.19-src_*.deb"))
+    if p.returncode != 0 or not debs:
+        sys.exit(f"apt-get download golang-1.19-src failed: {p.stderr.decode()}")
+    subprocess.run(["dpkg-deb", "-x", debs[0], os.path.join(work, "x")], check=True)
+    src = os.path.join(work, "x", "usr", "share", "go-1.19", "src")
+    dst = scratch("ctx-bench-go-")
+    for name in GO_PACKAGES:
+        shutil.copytree(os.path.join(src, name), os.path.join(dst, name), symlinks=True)
+    return dst
+
+
 def copy_tree(src, name):
     """Copies `src` to a fresh temp dir with writable permissions."""
     dst = scratch(f"ctx-bench-{name}-")
@@ -206,6 +225,8 @@ def main():
         # Two sets written blind (fixtures/eval/README.md); both crates are in Cargo.lock.
         bench_eval(a.bin, copy_crate("indicatif-0.18.6"), os.path.join(ROOT, "fixtures/eval/code-indicatif.jsonl"), build=True)
         bench_eval(a.bin, copy_crate("pulldown-cmark-0.13.6"), os.path.join(ROOT, "fixtures/eval/code-pulldown.jsonl"), build=True)
+        # Go, written blind: Go 1.19's standard library from Debian (needs apt-get).
+        bench_eval(a.bin, go_stdlib(), os.path.join(ROOT, "fixtures/eval/code-go.jsonl"), build=True)
     if "relay" in only:
         bench_relay(a.bin)
 
