@@ -3,16 +3,7 @@
 //! that extend or implement it.
 
 use super::super::util::{Env, SHAPE_RS};
-
-/// `key` of each entry of a window's `attached` list.
-fn listed<'a>(out: &'a serde_json::Value, key: &str) -> Vec<&'a str> {
-    out["attached"]
-        .as_array()
-        .unwrap_or_else(|| panic!("no attached list: {out}"))
-        .iter()
-        .map(|a| a[key].as_str().unwrap())
-        .collect()
-}
+use super::listed;
 
 /// Standard output and error of `ctx args…`, which must succeed.
 fn run(env: &Env, args: &[&str]) -> (String, String) {
@@ -536,23 +527,13 @@ fn go_embedding_counts_for_interfaces_and_structs() {
         "package store\n\ntype Mem struct{ fd int }\n",
     );
     let out = env.json(&["symbol", "Getter"]);
-    let docs: Vec<(String, String)> = out["attached"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|e| {
-            (
-                e["symbol"].as_str().unwrap().to_string(),
-                e["doc"].as_str().unwrap().to_string(),
-            )
-        })
+    let docs: Vec<(&str, &str)> = listed(&out, "symbol")
+        .into_iter()
+        .zip(listed(&out, "doc"))
         .collect();
+    assert!(docs.contains(&("Mem", "store/mem.go")), "{out}");
     assert!(
-        docs.contains(&("Mem".into(), "store/mem.go".into())),
-        "{out}"
-    );
-    assert!(
-        !docs.iter().any(|(_, d)| d == "store/a_mem_plan9.go"),
+        !docs.iter().any(|(_, d)| *d == "store/a_mem_plan9.go"),
         "{out}"
     );
     assert_eq!(

@@ -5,7 +5,7 @@
 use predicates::prelude::*;
 
 use super::super::util::Env;
-use super::candidate_list;
+use super::{candidate_list, listed};
 
 const RING_H: &str = "#ifndef RING_H\n#define RING_H\n\nstruct ring;\n\n/* Appends v; returns 0 when the ring is full. */\nint ring_push(struct ring *r, int v);\n\n#endif\n";
 
@@ -162,14 +162,8 @@ fn a_cpp_header_is_parsed_as_cpp() {
     assert_eq!(out["symbol"], "buf::Ring", "{out}");
     assert_eq!(out["kind"], "class", "{out}");
     assert_eq!(out["doc"], "include/ring.h", "{out}");
-    let listed: Vec<&str> = out["attached"]
-        .as_array()
-        .expect("attached")
-        .iter()
-        .map(|a| a["line"].as_str().unwrap_or("?"))
-        .collect();
     assert_eq!(
-        listed,
+        listed(&out, "line"),
         ["Ring::Ring(int cap) : len_(0)", "bool Ring::push(int v)"],
         "{out}"
     );

@@ -15,6 +15,16 @@ fn code_env() -> Env {
     env
 }
 
+/// `key` of each entry of a window's `attached` list.
+fn listed<'a>(out: &'a serde_json::Value, key: &str) -> Vec<&'a str> {
+    out["attached"]
+        .as_array()
+        .unwrap_or_else(|| panic!("no attached list: {out}"))
+        .iter()
+        .map(|a| a[key].as_str().unwrap())
+        .collect()
+}
+
 /// What `ctx symbol` prints for a name with several candidates (exit 1).
 fn candidate_list(env: &Env, args: &[&str]) -> String {
     let out = env.ctx(args).output().unwrap();
