@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
-"""How many of search's top-k slots hold a copy of a better-ranked hit, on the MCP
-TypeScript SDK as npm ships it (the same code in dist/cjs and dist/esm).
+"""How many of search's top-k slots hold a copy of a better-ranked hit, or its other
+half (a `.d.ts` declaring what a `.js` defines), on the MCP TypeScript SDK as npm
+ships it (the same code in dist/cjs and dist/esm, each with its `.d.ts`).
 
 Usage: scripts/fold_report.py [--bin target/release/ctx] [-k 6]
 Needs the SDK from scripts/setup-test-tools.sh (.test-tools/npm/node_modules).
@@ -37,21 +38,28 @@ def main():
     seg = os.path.join(work, "sdk")
     shutil.copytree(SDK, seg)
     subprocess.run([a.bin, "-s", seg, "build", "-q"], check=True)
-    slots = copies = folded = 0
+    slots = copies = halves = folded = folded_halves = 0
     for q in QUERIES:
         out = subprocess.run([a.bin, "-s", seg, "search", q, "-k", str(a.k), "--json", "--no-build"],
                              capture_output=True, text=True).stdout
-        seen = set()
+        seen, seen_halves = set(), set()
         for h in json.loads(out)["hits"]:
             tp = h["title_path"]
             inner = tuple(tp[1:] if tp and tp[0] == h["doc"] else tp)
-            key = (h["doc"].replace("dist/cjs/", "dist/").replace("dist/esm/", "dist/"), inner)
+            doc = h["doc"].replace("dist/cjs/", "dist/").replace("dist/esm/", "dist/")
+            key = (doc, inner)
+            # The `.d.ts` declaring what a `.js` defines: the other half.
+            half = (doc.replace(".d.ts", ".js"), inner)
             slots += 1
             copies += key in seen
+            halves += key not in seen and half in seen_halves
             seen.add(key)
+            seen_halves.add(half)
             folded += len(h.get("duplicates", []))
-    print(f"{len(QUERIES)} queries, k={a.k}: {slots} slots, {copies} hold a copy of an earlier hit; "
-          f"{folded} copies folded into hits")
+            folded_halves += len(h.get("declarations", [])) + len(h.get("definitions", []))
+    print(f"{len(QUERIES)} queries, k={a.k}: {slots} slots, {copies} hold a copy of an earlier hit, "
+          f"{halves} the declaration or definition of one; {folded} copies and "
+          f"{folded_halves} declarations or definitions folded into hits")
 
 
 if __name__ == "__main__":

@@ -221,7 +221,7 @@ fn fold_declarations(found: Vec<Found>) -> Vec<Found> {
 }
 
 /// A path's file name up to its first dot: `errors` of `esm/errors.d.ts`.
-fn stem(doc: &str) -> &str {
+pub(super) fn stem(doc: &str) -> &str {
     let name = doc.rsplit('/').next().unwrap_or(doc);
     name.split('.').next().unwrap_or(name)
 }

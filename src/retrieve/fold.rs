@@ -2,7 +2,8 @@
 //! JavaScript package's `dist/cjs` and `dist/esm` builds, vendored copies of a
 //! README, a `.d.ts` in two output trees. Listed one after the other, the copies
 //! use up a search's `k` slots and an evidence budget on one answer, so a copy
-//! of a better-ranked hit is folded into it and named there instead.
+//! of a better-ranked hit is folded into it and named there instead; so is a
+//! declaration of a better-ranked definition, or the reverse.
 
 use std::collections::HashSet;
 
@@ -44,6 +45,20 @@ fn inner_path(c: &Chunk) -> &[String] {
         Some((first, rest)) if *first == c.doc => rest,
         _ => &c.title_path,
     }
+}
+
+/// Whether `b` is the other half of `a`: one declares what the other
+/// defines (a header's prototype and its body, a `.d.ts` or `.pyi` stub and
+/// its implementation, a forward declaration and the function), by qualified
+/// name, in files of the same stem (`ring.h` and `ring.c`, `errors.d.ts` and
+/// `errors.js`) or in one file.
+pub fn counterpart(a: &Chunk, b: &Chunk) -> bool {
+    let (Some(sa), Some(sb)) = (&a.symbol, &b.symbol) else {
+        return false;
+    };
+    sa.decl != sb.decl
+        && super::candidates::canon(&sa.qualified) == super::candidates::canon(&sb.qualified)
+        && super::candidates::stem(&a.doc) == super::candidates::stem(&b.doc)
 }
 
 fn words(text: &str) -> HashSet<&str> {
@@ -121,5 +136,53 @@ mod tests {
         let a = code("x/a.js", &["T", "v"], ESM);
         let b = code("y/a.js", &["T", "v"], &long);
         assert!(!near_duplicate(&a, &b));
+    }
+
+    /// A code chunk defining (or, with `decl`, declaring) `qualified` in `doc`.
+    fn symbol(doc: &str, qualified: &str, decl: bool) -> Chunk {
+        let mut c = code(doc, &[qualified], "int ring_push(struct ring *r, int v);");
+        c.symbol = Some(crate::chunk::Symbol {
+            name: qualified.rsplit("::").next().unwrap_or(qualified).into(),
+            qualified: qualified.into(),
+            kind: "function".into(),
+            signature: String::new(),
+            doc: String::new(),
+            supers: Vec::new(),
+            requires: Vec::new(),
+            decl,
+            lines: None,
+        });
+        c
+    }
+
+    #[test]
+    fn a_declaration_and_its_definition_are_counterparts() {
+        let header = symbol("include/ring.h", "ring_push", true);
+        let body = symbol("src/ring.c", "ring_push", false);
+        assert!(counterpart(&header, &body) && counterpart(&body, &header));
+        // `buf::push` and `buf.push` are one name.
+        assert!(counterpart(
+            &symbol("ring.hpp", "buf::push", true),
+            &symbol("ring.cpp", "buf.push", false)
+        ));
+        // Two definitions, two declarations, another stem, another name.
+        assert!(!counterpart(
+            &body,
+            &symbol("lib/ring.c", "ring_push", false)
+        ));
+        assert!(!counterpart(
+            &header,
+            &symbol("ring.pyi", "ring_push", true)
+        ));
+        assert!(!counterpart(
+            &header,
+            &symbol("src/queue.c", "ring_push", false)
+        ));
+        assert!(!counterpart(
+            &header,
+            &symbol("src/ring.c", "ring_pop", false)
+        ));
+        // A forward declaration in the definition's own file is one too.
+        assert!(counterpart(&body, &symbol("src/ring.c", "ring_push", true)));
     }
 }

@@ -13,7 +13,7 @@ use serde::Serialize;
 
 use super::Retriever;
 use super::coverage::{DEFAULT_MIN_COVERAGE, min_coverage_for};
-use super::fold::near_duplicate;
+use super::fold::{counterpart, near_duplicate};
 use super::preview::preview;
 use crate::chunk::{Chunk, ChunkKind};
 use crate::error::{Error, Result};
@@ -91,9 +91,33 @@ pub struct Hit {
     /// Copies of this chunk elsewhere, folded into this hit (see [`super::fold`]).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub duplicates: Vec<Duplicate>,
+    /// Declarations of this hit's symbol (a header's prototype, a stub)
+    /// that ranked lower, folded into it.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub declarations: Vec<Duplicate>,
+    /// Definitions of the symbol this hit declares that ranked lower,
+    /// folded into it.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub definitions: Vec<Duplicate>,
     /// For a hit inside a boxed tool output: the lines to resolve.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub boxed: Option<BoxedSpan>,
+}
+
+impl Hit {
+    /// What was folded into the hit, one line each: `also in …` (copies),
+    /// `declared in …`, `defined in …`.
+    pub fn elsewhere(&self) -> Vec<String> {
+        [
+            ("also in", &self.duplicates),
+            ("declared in", &self.declarations),
+            ("defined in", &self.definitions),
+        ]
+        .into_iter()
+        .filter(|(_, places)| !places.is_empty())
+        .map(|(what, places)| format!("{what} {}", Duplicate::list(places)))
+        .collect()
+    }
 }
 
 /// Where a hit inside a boxed tool output sits in the stored value, in the
@@ -123,6 +147,15 @@ pub struct Duplicate {
 }
 
 impl Duplicate {
+    /// The place of `c`.
+    pub fn of(c: Chunk) -> Duplicate {
+        Duplicate {
+            id: c.id,
+            doc: c.doc,
+            lines: c.lines,
+        }
+    }
+
     /// `doc:lines (id)` of each copy, comma-separated, for text output.
     pub fn list(copies: &[Duplicate]) -> String {
         copies
@@ -197,6 +230,8 @@ struct Kept {
     chunk: Chunk,
     score: f32,
     copies: Vec<Duplicate>,
+    declarations: Vec<Duplicate>,
+    definitions: Vec<Duplicate>,
 }
 
 /// How many boxed outputs a docs-only search without evidence looks for.
@@ -290,16 +325,19 @@ impl Retriever {
                     continue;
                 }
                 if let Some(kept) = chunks.iter_mut().find(|h| near_duplicate(&h.chunk, &c)) {
-                    kept.copies.push(Duplicate {
-                        id: c.id,
-                        doc: c.doc,
-                        lines: c.lines,
-                    });
+                    kept.copies.push(Duplicate::of(c));
+                } else if let Some(kept) = chunks.iter_mut().find(|h| counterpart(&h.chunk, &c)) {
+                    match c.symbol.as_ref().is_some_and(|s| s.decl) {
+                        true => kept.declarations.push(Duplicate::of(c)),
+                        false => kept.definitions.push(Duplicate::of(c)),
+                    }
                 } else if chunks.len() < k {
                     chunks.push(Kept {
                         chunk: c,
                         score: s.score,
                         copies: Vec::new(),
+                        declarations: Vec::new(),
+                        definitions: Vec::new(),
                     });
                 }
             }
@@ -372,6 +410,8 @@ impl Retriever {
                      chunk: c,
                      score,
                      copies,
+                     declarations,
+                     definitions,
                  }| {
                     let (source_path, boxed) = self.located(&c.doc, c.lines);
                     Hit {
@@ -392,6 +432,8 @@ impl Retriever {
                         kind: c.kind.as_str().to_string(),
                         symbol: c.symbol.as_ref().map(|s| s.qualified.clone()),
                         duplicates: copies,
+                        declarations,
+                        definitions,
                     }
                 },
             )

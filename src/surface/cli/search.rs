@@ -13,7 +13,7 @@ use crate::error::Error;
 use crate::pipeline::{self, BuildOptions};
 use crate::relay::store::DEFAULT_SESSION;
 use crate::rerank::Reranker;
-use crate::retrieve::{DEFAULT_BUDGET, Duplicate, Omitted, Retriever};
+use crate::retrieve::{DEFAULT_BUDGET, Omitted, Retriever};
 use crate::segment::Segment;
 use crate::surface::mcp::tools::{
     DEFAULT_K, DEFAULT_MAX_CHUNKS, EvidenceParams, GetParams, KindParam, MAX_K, ModeParam,
@@ -246,11 +246,8 @@ pub(super) fn search(cli: &Cli, p: &Printer, args: &SearchArgs) -> anyhow::Resul
                     b.reference, b.start_line, b.line_count
                 ));
             }
-            if !h.duplicates.is_empty() {
-                p.text(&format!(
-                    "   also in {}\n",
-                    sanitize(&Duplicate::list(&h.duplicates))
-                ));
+            for line in h.elsewhere() {
+                p.text(&format!("   {}\n", sanitize(&line)));
             }
         }
     }

@@ -66,8 +66,8 @@ pub(crate) fn render_search(query: &str, r: &SearchResult) -> String {
             h.token_est,
             h.preview
         ));
-        if !h.duplicates.is_empty() {
-            out.push_str(&format!("   also in {}\n", Duplicate::list(&h.duplicates)));
+        for line in h.elsewhere() {
+            out.push_str(&format!("   {line}\n"));
         }
     }
     out

@@ -171,3 +171,46 @@ fn a_cpp_header_is_parsed_as_cpp() {
     assert_eq!(push["symbol"], "buf::Ring::push", "{push}");
     assert_eq!(push["doc"], "src/ring.cpp", "{push}");
 }
+
+/// Search folds a prototype and its definition into one hit, whichever
+/// ranks first, and names the other half under it; the slot goes to the
+/// next hit.
+#[test]
+fn search_folds_a_declaration_and_its_definition() {
+    let env = Env::empty();
+    env.write("include/ring.h", RING_H);
+    env.write("src/ring.c", RING_C);
+    env.write(
+        "src/queue.c",
+        "/* Appends v to the queue when it is not full. */\nint queue_push(int *q, int v) {\n    q[0] = v;\n    return 1;\n}\n",
+    );
+    env.ctx(&["build"]).assert().success();
+    let query = "ring push";
+    let r = env.json(&["search", query, "-k", "2"]);
+    let hits = r["hits"].as_array().unwrap();
+    assert_eq!(hits.len(), 2, "{r}");
+    let top = &hits[0];
+    // The prototype, with its comment, ranks first; its body is named.
+    assert_eq!(top["doc"], "include/ring.h", "{r}");
+    assert_eq!(top["definitions"][0]["doc"], "src/ring.c", "{r}");
+    assert_eq!(top["definitions"][0]["lines"], serde_json::json!([4, 9]));
+    assert!(top.get("declarations").is_none(), "{r}");
+    assert_eq!(hits[1]["symbol"], "queue_push", "the freed slot: {r}");
+    let out = env.ctx(&["search", query, "-k", "2"]).assert().success();
+    let text = String::from_utf8_lossy(&out.get_output().stdout).into_owned();
+    assert!(
+        text.contains("   defined in src/ring.c:4-9 (ring:"),
+        "{text}"
+    );
+    // Asked about the body's words, the definition ranks first and names
+    // its prototype.
+    let body = env.json(&["search", "ring push full returns zero items", "-k", "2"]);
+    assert_eq!(body["hits"][0]["doc"], "src/ring.c", "{body}");
+    assert_eq!(
+        body["hits"][0]["declarations"][0]["doc"], "include/ring.h",
+        "{body}"
+    );
+    // The top hit is the same at any k.
+    let one = env.json(&["search", query, "-k", "1"]);
+    assert_eq!(one["hits"][0]["id"], top["id"], "{one}");
+}
