@@ -4,7 +4,7 @@
 //! declarations folded into the definition they declare.
 
 use super::Duplicate;
-use super::fold::near_duplicate;
+use super::fold::{counterpart, near_duplicate};
 use crate::chunk::Chunk;
 
 /// One symbol: its chunks (several when it was split into parts).
@@ -193,7 +193,7 @@ fn fold_declarations(found: Vec<Found>) -> Vec<Found> {
                 _ => {
                     let mut near = defs
                         .iter()
-                        .filter(|&&k| stem(&found[k].whole.doc) == stem(&d.whole.doc));
+                        .filter(|&&k| counterpart(&found[k].whole, &d.whole));
                     match (near.next(), near.next()) {
                         (Some(&k), None) => Some(k),
                         _ => None,
