@@ -254,15 +254,7 @@ impl Catalog {
     /// Code chunks whose symbol mentions `needle` (case-insensitive); the
     /// caller filters on the parsed symbol.
     pub fn code_chunks_mentioning(&self, needle: &str) -> Result<Vec<Chunk>> {
-        let sql = format!(
-            "SELECT {COLUMNS} FROM chunks WHERE scope = 'docs' AND instr(extra, '\"symbol\"') > 0
-             AND instr(lower(extra), lower(?1)) > 0 ORDER BY doc, ordinal"
-        );
-        let mut stmt = self.conn.prepare(&sql).map_err(|e| self.err(e))?;
-        let stored = stmt
-            .query_map([needle], decode_row)
-            .and_then(|rows| rows.collect::<rusqlite::Result<Vec<_>>>())
-            .map_err(|e| self.err(e))?;
+        let stored = self.symbol_rows("instr(lower(extra), lower(?1)) > 0", needle)?;
         let mut cache = PageCache::default();
         stored
             .into_iter()
@@ -273,20 +265,26 @@ impl Catalog {
     /// The symbol chunks of code in `lang`, in document order, without their
     /// text: for questions about the symbols alone, at the cost of one scan.
     pub fn symbols_in(&self, lang: &str) -> Result<Vec<Chunk>> {
-        let sql = format!(
-            "SELECT {COLUMNS} FROM chunks WHERE scope = 'docs' AND instr(extra, '\"symbol\"') > 0
-             AND instr(extra, ?1) > 0 ORDER BY doc, ordinal"
-        );
-        let mut stmt = self.conn.prepare(&sql).map_err(|e| self.err(e))?;
-        let stored = stmt
-            .query_map([format!("\"lang\":\"{lang}\"")], decode_row)
-            .and_then(|rows| rows.collect::<rusqlite::Result<Vec<_>>>())
-            .map_err(|e| self.err(e))?;
+        let stored = self.symbol_rows("instr(extra, ?1) > 0", &format!("\"lang\":\"{lang}\""))?;
         Ok(stored
             .into_iter()
             .map(|s| s.chunk)
             .filter(|c| c.lang.as_deref() == Some(lang))
             .collect())
+    }
+
+    /// The rows of `docs` chunks with a symbol that also meet `cond` (on
+    /// `extra`, with `param` as `?1`), in document order, before their text
+    /// is read.
+    fn symbol_rows(&self, cond: &str, param: &str) -> Result<Vec<Stored>> {
+        let sql = format!(
+            "SELECT {COLUMNS} FROM chunks WHERE scope = 'docs' AND instr(extra, '\"symbol\"') > 0
+             AND {cond} ORDER BY doc, ordinal"
+        );
+        let mut stmt = self.conn.prepare(&sql).map_err(|e| self.err(e))?;
+        stmt.query_map([param], decode_row)
+            .and_then(|rows| rows.collect::<rusqlite::Result<Vec<_>>>())
+            .map_err(|e| self.err(e))
     }
 
     /// Counts and sizes for `ctx stats`.

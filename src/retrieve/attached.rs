@@ -10,7 +10,7 @@ use serde::Serialize;
 
 use super::candidates::canon;
 use super::get::{entry_cost, outline_line};
-use super::secondary;
+use super::reading_order;
 use crate::catalog::Catalog;
 use crate::chunk::{Chunk, Symbol};
 use crate::error::Result;
@@ -206,9 +206,7 @@ pub fn collect(
             }
         }
     }
-    list.sort_by(|a, b| {
-        (secondary(&a.doc), &a.doc, a.lines[0]).cmp(&(secondary(&b.doc), &b.doc, b.lines[0]))
-    });
+    list.sort_by(|a, b| reading_order(&a.doc, a.lines[0]).cmp(&reading_order(&b.doc, b.lines[0])));
     Ok(list)
 }
 

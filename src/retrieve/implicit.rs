@@ -17,6 +17,10 @@ const MAX_EMBEDDING: usize = 8;
 /// A Go type by (package directory, name).
 type Key<'a> = (&'a str, &'a str);
 
+/// A type that embeds others: each embedded name with the required methods
+/// of the interface it names (none when it names no interface).
+type Embedder<'a> = (Key<'a>, Vec<(&'a str, Vec<&'a str>)>);
+
 /// The pack's Go symbols (first parts only, without text), read in one scan
 /// and indexed for the questions below.
 struct GoSymbols<'a> {
@@ -108,27 +112,40 @@ impl<'a> GoSymbols<'a> {
                 have.entry(key).or_default().insert(name);
             }
         }
+        // Each embedded name with the required methods of the interface it
+        // names, looked up once: a type of the package by that name, when
+        // it has methods, takes precedence as the passes below find them.
+        let embedders: Vec<Embedder<'a>> = self
+            .types
+            .iter()
+            .flat_map(|(&key, all)| all.iter().map(move |(_, s)| (key, *s)))
+            .filter(|(_, s)| !s.supers.is_empty())
+            .map(|((package, name), s)| {
+                let embedded = s
+                    .supers
+                    .iter()
+                    .map(|e| {
+                        let from_interface = self
+                            .interface(e, package)
+                            .and_then(|(c, i)| self.method_set(i, dir(&c.doc)))
+                            .map(|set| set.intersection(required).copied().collect())
+                            .unwrap_or_default();
+                        (e.as_str(), from_interface)
+                    })
+                    .collect();
+                ((package, name), embedded)
+            })
+            .collect();
         for _ in 0..MAX_EMBEDDING {
             let mut changed = false;
-            for (&(package, name), (_, s)) in self
-                .types
-                .iter()
-                .flat_map(|(k, all)| all.iter().map(move |d| (k, d)))
-            {
-                let mut promoted: Vec<&str> = Vec::new();
-                for embedded in &s.supers {
-                    match have.get(&(package, embedded.as_str())) {
-                        Some(methods) => promoted.extend(methods.iter().copied()),
-                        // An embedded interface brings its whole method set.
-                        None => {
-                            if let Some((c, i)) = self.interface(embedded, package)
-                                && let Some(set) = self.method_set(i, dir(&c.doc))
-                            {
-                                promoted.extend(set.intersection(required).copied());
-                            }
-                        }
-                    }
-                }
+            for ((package, name), embedded) in &embedders {
+                let promoted: Vec<&str> = embedded
+                    .iter()
+                    .flat_map(|(e, from_interface)| match have.get(&(*package, *e)) {
+                        Some(methods) => methods.iter().copied().collect(),
+                        None => from_interface.clone(),
+                    })
+                    .collect();
                 if promoted.is_empty() {
                     continue;
                 }
@@ -143,9 +160,7 @@ impl<'a> GoSymbols<'a> {
         }
         have
     }
-}
 
-impl<'a> GoSymbols<'a> {
     /// The interface `name` as code in `package` refers to it: the one in
     /// that package, else the only one the pack defines.
     fn interface(&self, name: &str, package: &str) -> Option<&(&'a Chunk, &'a Symbol)> {
@@ -171,10 +186,11 @@ impl<'a> GoSymbols<'a> {
 }
 
 /// The types satisfying the interface `owner`, defined in `doc`, each listed
-/// with the required methods it has, in document and line order. Empty when
-/// the interface requires nothing or embeds an interface the pack does not
-/// define (`io.Reader` of a project that does not vendor it): its method
-/// set is then unknown.
+/// with the required methods it has, by package and type name
+/// ([`super::attached::collect`] orders the whole list). Empty when the
+/// interface requires nothing or embeds an interface the pack does not
+/// define (`io.Reader` of a project that does not vendor it): its method set
+/// is then unknown.
 pub fn implementors(catalog: &Catalog, owner: &Symbol, doc: &str) -> Result<Vec<Attached>> {
     if owner.requires.is_empty() && owner.supers.is_empty() {
         return Ok(Vec::new());
@@ -188,7 +204,7 @@ pub fn implementors(catalog: &Catalog, owner: &Symbol, doc: &str) -> Result<Vec<
         return Ok(Vec::new());
     }
     let names: Vec<&str> = required.iter().copied().collect();
-    let mut out: Vec<Attached> = go
+    let out: Vec<Attached> = go
         .coverage(&required)
         .into_iter()
         .filter(|(_, methods)| methods.len() == required.len())
@@ -204,7 +220,6 @@ pub fn implementors(catalog: &Catalog, owner: &Symbol, doc: &str) -> Result<Vec<
             })
         })
         .collect();
-    out.sort_by(|a, b| (&a.doc, a.lines[0]).cmp(&(&b.doc, b.lines[0])));
     Ok(out)
 }
 

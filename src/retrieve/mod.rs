@@ -162,6 +162,13 @@ pub fn needs(n: usize) -> &'static str {
     if n == 1 { "needs" } else { "need" }
 }
 
+/// The order lists of places (uses, implementors) are read in: sources
+/// before tests, benches, examples and fixtures ([`secondary`]), then by
+/// file and line.
+pub(crate) fn reading_order(doc: &str, line: usize) -> (bool, &str, usize) {
+    (secondary(doc), doc, line)
+}
+
 /// Whether `doc` is a test, benchmark, example or fixture: lists of uses
 /// and implementors put it after the sources, which are likelier what is
 /// asked about.

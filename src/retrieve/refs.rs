@@ -6,7 +6,7 @@
 use regex::Regex;
 use serde::Serialize;
 
-use super::{Budget, Retriever, secondary};
+use super::{Budget, Retriever, reading_order};
 use crate::chunk::{Chunk, ChunkKind};
 use crate::error::{Error, Result};
 use crate::tokens::estimate;
@@ -152,7 +152,7 @@ impl Retriever {
             Ok(out)
         })?;
         chunks.sort_by(|a, b| {
-            (secondary(&a.doc), &a.doc, a.lines[0]).cmp(&(secondary(&b.doc), &b.doc, b.lines[0]))
+            reading_order(&a.doc, a.lines[0]).cmp(&reading_order(&b.doc, b.lines[0]))
         });
         let mut all: Vec<Ref> = chunks
             .iter()
@@ -265,6 +265,7 @@ fn uses(c: &Chunk, word: &Regex) -> Option<Ref> {
 
 #[cfg(test)]
 mod tests {
+    use super::super::secondary;
     use super::*;
 
     fn lines_of(c: &Chunk) -> Vec<(usize, String)> {

@@ -3,17 +3,7 @@
 //! that extend or implement it.
 
 use super::super::util::{Env, SHAPE_RS};
-use super::listed;
-
-/// Standard output and error of `ctx args…`, which must succeed.
-fn run(env: &Env, args: &[&str]) -> (String, String) {
-    let out = env.ctx(args).output().expect("run ctx");
-    assert!(out.status.success(), "ctx {args:?}: {out:?}");
-    (
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
+use super::{listed, run};
 
 fn rust_env() -> Env {
     let env = Env::empty();

@@ -5,7 +5,7 @@
 use predicates::prelude::*;
 
 use super::super::util::Env;
-use super::{candidate_list, listed};
+use super::{candidate_list, listed, run};
 
 const RING_H: &str = "#ifndef RING_H\n#define RING_H\n\nstruct ring;\n\n/* Appends v; returns 0 when the ring is full. */\nint ring_push(struct ring *r, int v);\n\n#endif\n";
 
@@ -196,8 +196,7 @@ fn search_folds_a_declaration_and_its_definition() {
     assert_eq!(top["definitions"][0]["lines"], serde_json::json!([4, 9]));
     assert!(top.get("declarations").is_none(), "{r}");
     assert_eq!(hits[1]["symbol"], "queue_push", "the freed slot: {r}");
-    let out = env.ctx(&["search", query, "-k", "2"]).assert().success();
-    let text = String::from_utf8_lossy(&out.get_output().stdout).into_owned();
+    let (text, _) = run(&env, &["search", query, "-k", "2"]);
     assert!(
         text.contains("   defined in src/ring.c:4-9 (ring:"),
         "{text}"

@@ -15,6 +15,16 @@ fn code_env() -> Env {
     env
 }
 
+/// Standard output and error of `ctx args…`, which must succeed.
+fn run(env: &Env, args: &[&str]) -> (String, String) {
+    let out = env.ctx(args).output().expect("run ctx");
+    assert!(out.status.success(), "ctx {args:?}: {out:?}");
+    (
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
 /// `key` of each entry of a window's `attached` list.
 fn listed<'a>(out: &'a serde_json::Value, key: &str) -> Vec<&'a str> {
     out["attached"]
@@ -561,20 +571,16 @@ fn go_outline_cuts_bodies_and_nests_by_lines() {
     );
     env.ctx(&["build"]).assert().success();
     let outline = |budget: &str| {
-        let out = env
-            .ctx(&[
+        run(
+            &env,
+            &[
                 "get",
                 "srv/conn.go",
                 "--mode",
                 "skeleton",
                 "--budget",
                 budget,
-            ])
-            .assert()
-            .success();
-        (
-            String::from_utf8_lossy(&out.get_output().stdout).into_owned(),
-            String::from_utf8_lossy(&out.get_output().stderr).into_owned(),
+            ],
         )
     };
     let (_, hint) = outline("60");
