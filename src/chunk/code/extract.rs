@@ -110,6 +110,16 @@ impl Extraction {
 /// Parses `text` and extracts its definitions; `Err` says why nothing could be
 /// parsed (invalid query, grammar rejected by the runtime, parser gave up).
 pub(crate) fn extract(text: &str, spec: &LanguageSpec) -> Result<Extraction, String> {
+    extract_bounded(text, spec, spec.max_start_depth)
+}
+
+/// [`extract`] with the query's start depth bounded by `max_start_depth`
+/// instead of the language's own bound.
+pub(crate) fn extract_bounded(
+    text: &str,
+    spec: &LanguageSpec,
+    max_start_depth: Option<u32>,
+) -> Result<Extraction, String> {
     let compiled = spec.compiled()?;
     let tree = parse(text, spec, compiled)?;
     let root = tree.root_node();
@@ -118,7 +128,7 @@ pub(crate) fn extract(text: &str, spec: &LanguageSpec) -> Result<Extraction, Str
         docs,
         names,
         file_docs,
-    } = candidates(text, spec, compiled, root);
+    } = candidates(text, spec, compiled, root, max_start_depth);
     let definitions = build(text, spec, list, &docs, &names);
     let mut cursor = root.walk();
     let mut file_docs: Vec<Range<usize>> = root
@@ -174,12 +184,14 @@ fn candidates<'tree>(
     spec: &LanguageSpec,
     compiled: &'tree Compiled,
     root: Node<'tree>,
+    max_start_depth: Option<u32>,
 ) -> Candidates<'tree> {
     let mut list = Vec::new();
     let mut docs = HashMap::new();
     let mut names = NodeNames::default();
     let mut file_docs = Vec::new();
     let mut cursor = QueryCursor::new();
+    cursor.set_max_start_depth(max_start_depth);
     let mut matches = cursor.matches(&compiled.query, root, text.as_bytes());
     while let Some(found) = matches.next() {
         let (mut definition, mut name, mut scope, mut doc) = (None, None, None, None);

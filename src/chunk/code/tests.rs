@@ -572,3 +572,23 @@ fn cpp_headers_are_told_from_c_headers() {
             .all(|c| c.lang.as_deref() == Some("c"))
     );
 }
+
+/// A language's start-depth bound only spares the query the function bodies:
+/// on its fixture (Go's has a type local to a method), the definitions found
+/// with the bound are those found without it.
+#[test]
+fn start_depth_bound_loses_no_definition() {
+    let mut bounded_languages = 0;
+    for (lang, path, source, _) in FIXTURES {
+        let spec = spec(lang);
+        if spec.max_start_depth.is_none() {
+            continue;
+        }
+        bounded_languages += 1;
+        let bounded = extract::extract(source, spec).expect(path);
+        let unbounded = extract::extract_bounded(source, spec, None).expect(path);
+        assert_eq!(bounded.definitions, unbounded.definitions, "{path}");
+        assert_eq!(bounded.file_docs, unbounded.file_docs, "{path}");
+    }
+    assert!(bounded_languages > 0);
+}
