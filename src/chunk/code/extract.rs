@@ -110,15 +110,15 @@ impl Extraction {
 /// Parses `text` and extracts its definitions; `Err` says why nothing could be
 /// parsed (invalid query, grammar rejected by the runtime, parser gave up).
 pub(crate) fn extract(text: &str, spec: &LanguageSpec) -> Result<Extraction, String> {
-    extract_bounded(text, spec, spec.max_start_depth)
+    extract_walking(text, spec, true)
 }
 
-/// [`extract`] with the query's start depth bounded by `max_start_depth`
-/// instead of the language's own bound.
-pub(crate) fn extract_bounded(
+/// [`extract`], with the query kept out of definitions' bodies when `prune`
+/// (without, it matches everywhere: what pruning must agree with).
+pub(crate) fn extract_walking(
     text: &str,
     spec: &LanguageSpec,
-    max_start_depth: Option<u32>,
+    prune: bool,
 ) -> Result<Extraction, String> {
     let compiled = spec.compiled()?;
     let tree = parse(text, spec, compiled)?;
@@ -128,7 +128,8 @@ pub(crate) fn extract_bounded(
         docs,
         names,
         file_docs,
-    } = candidates(text, spec, compiled, root, max_start_depth);
+        ..
+    } = candidates(text, spec, compiled, root, prune);
     let definitions = build(text, spec, list, &docs, &names);
     let mut cursor = root.walk();
     let mut file_docs: Vec<Range<usize>> = root
@@ -177,6 +178,8 @@ struct Candidates<'tree> {
     names: NodeNames,
     /// `@doc` captures in matches without a definition.
     file_docs: Vec<Range<usize>>,
+    /// Whether any pattern made each candidate's node a container, by node id.
+    owners: HashMap<usize, bool>,
 }
 
 fn candidates<'tree>(
@@ -184,16 +187,55 @@ fn candidates<'tree>(
     spec: &LanguageSpec,
     compiled: &'tree Compiled,
     root: Node<'tree>,
-    max_start_depth: Option<u32>,
+    prune: bool,
 ) -> Candidates<'tree> {
-    let mut list = Vec::new();
-    let mut docs = HashMap::new();
-    let mut names = NodeNames::default();
-    let mut file_docs = Vec::new();
+    let mut found = Candidates {
+        list: Vec::new(),
+        docs: HashMap::new(),
+        names: NodeNames::default(),
+        file_docs: Vec::new(),
+        owners: HashMap::new(),
+    };
     let mut cursor = QueryCursor::new();
-    cursor.set_max_start_depth(max_start_depth);
-    let mut matches = cursor.matches(&compiled.query, root, text.as_bytes());
-    while let Some(found) = matches.next() {
+    if !prune {
+        let mut matches = cursor.matches(&compiled.query, root, text.as_bytes());
+        while let Some(one) = matches.next() {
+            found.add(text, spec, compiled, one);
+        }
+    } else {
+        // A definition inside a definition that is not a container is part
+        // of its body and never a symbol (see [`build`]), so the query need
+        // not look there: bodies are most of a file's nodes. Each node is
+        // matched by the patterns that start at it, then its children are
+        // visited unless it is such a definition.
+        cursor.set_max_start_depth(Some(0));
+        let mut pending = vec![root];
+        let mut children = root.walk();
+        while let Some(node) = pending.pop() {
+            let mut matches = cursor.matches(&compiled.query, node, text.as_bytes());
+            while let Some(one) = matches.next() {
+                found.add(text, spec, compiled, one);
+            }
+            if found.owners.get(&node.id()) == Some(&false) {
+                continue;
+            }
+            let first = pending.len();
+            pending.extend(node.children(&mut children));
+            pending[first..].reverse();
+        }
+    }
+    found.finish()
+}
+
+impl<'tree> Candidates<'tree> {
+    /// Records one query match.
+    fn add(
+        &mut self,
+        text: &str,
+        spec: &LanguageSpec,
+        compiled: &'tree Compiled,
+        found: &tree_sitter::QueryMatch<'_, 'tree>,
+    ) {
         let (mut definition, mut name, mut scope, mut doc) = (None, None, None, None);
         let (mut bases, mut required) = (Vec::new(), Vec::new());
         for capture in found.captures() {
@@ -208,28 +250,30 @@ fn candidates<'tree>(
             }
         }
         let Some((kind, node)) = definition else {
-            file_docs.extend(doc.map(|doc| doc.byte_range()));
-            continue;
+            self.file_docs.extend(doc.map(|doc| doc.byte_range()));
+            return;
         };
         if let Some(doc) = doc {
-            docs.entry(node.id()).or_insert_with(|| doc.byte_range());
+            self.docs
+                .entry(node.id())
+                .or_insert_with(|| doc.byte_range());
         }
         for base in bases {
             add_name(
-                &mut names.supers,
+                &mut self.names.supers,
                 node.id(),
                 type_name(&text[base.byte_range()]),
             );
         }
         for method in required {
             add_name(
-                &mut names.requires,
+                &mut self.names.requires,
                 node.id(),
                 text[method.byte_range()].to_string(),
             );
         }
         let Some(name) = name else {
-            continue;
+            return;
         };
         let mut outer = node;
         while let Some(parent) = outer
@@ -238,36 +282,38 @@ fn candidates<'tree>(
         {
             outer = parent;
         }
-        list.push(Candidate {
+        let container = compiled.containers[found.pattern_index];
+        *self.owners.entry(node.id()).or_insert(container) |= container;
+        self.list.push(Candidate {
             pattern: found.pattern_index,
             kind,
-            container: compiled.containers[found.pattern_index],
+            container,
             node,
             outer,
             name,
             scope,
         });
     }
-    // A name captured by several patterns belongs to the widest definition (so a
-    // wrapper joins its symbol); a node captured by several patterns takes the
-    // earliest pattern (so specific patterns can precede general ones).
-    list.sort_by_key(|c| (c.name.id(), Reverse(c.outer.byte_range().len()), c.pattern));
-    list.dedup_by_key(|c| c.name.id());
-    list.sort_by_key(|c| {
-        let outer = c.outer.byte_range();
-        (
-            outer.start,
-            Reverse(outer.end),
-            c.pattern,
-            c.name.start_byte(),
-        )
-    });
-    list.dedup_by_key(|c| c.outer.byte_range());
-    Candidates {
-        list,
-        docs,
-        names,
-        file_docs,
+
+    /// Deduplicates and orders the candidates.
+    fn finish(mut self) -> Candidates<'tree> {
+        let list = &mut self.list;
+        // A name captured by several patterns belongs to the widest definition (so a
+        // wrapper joins its symbol); a node captured by several patterns takes the
+        // earliest pattern (so specific patterns can precede general ones).
+        list.sort_by_key(|c| (c.name.id(), Reverse(c.outer.byte_range().len()), c.pattern));
+        list.dedup_by_key(|c| c.name.id());
+        list.sort_by_key(|c| {
+            let outer = c.outer.byte_range();
+            (
+                outer.start,
+                Reverse(outer.end),
+                c.pattern,
+                c.name.start_byte(),
+            )
+        });
+        list.dedup_by_key(|c| c.outer.byte_range());
+        self
     }
 }
 

@@ -42,10 +42,6 @@ pub struct LanguageSpec {
     pub wrapper_kinds: &'static [&'static str],
     /// How [`super::skeleton`] elides bodies.
     pub body_style: BodyStyle,
-    /// The deepest node a definition can start at (the root is 0), when the
-    /// language allows no nesting: bounded, the query skips function bodies,
-    /// most of a file's nodes (Go: a sixth of a build's CPU).
-    pub max_start_depth: Option<u32>,
     grammar: fn() -> Language,
     query_source: &'static str,
     compiled: OnceLock<Result<Compiled, String>>,
@@ -178,7 +174,6 @@ static LANGUAGES: [LanguageSpec; 9] = [
         attribute_kinds: &["attribute_item"],
         wrapper_kinds: &[],
         body_style: BodyStyle::Braces,
-        max_start_depth: None,
         compiled: OnceLock::new(),
     },
     LanguageSpec {
@@ -192,7 +187,6 @@ static LANGUAGES: [LanguageSpec; 9] = [
         attribute_kinds: &[],
         wrapper_kinds: &["decorated_definition"],
         body_style: BodyStyle::Indented,
-        max_start_depth: None,
         compiled: OnceLock::new(),
     },
     LanguageSpec {
@@ -206,7 +200,6 @@ static LANGUAGES: [LanguageSpec; 9] = [
         attribute_kinds: &["decorator"],
         wrapper_kinds: &["export_statement"],
         body_style: BodyStyle::Braces,
-        max_start_depth: None,
         compiled: OnceLock::new(),
     },
     LanguageSpec {
@@ -220,7 +213,6 @@ static LANGUAGES: [LanguageSpec; 9] = [
         attribute_kinds: &["decorator"],
         wrapper_kinds: &["export_statement", "ambient_declaration"],
         body_style: BodyStyle::Braces,
-        max_start_depth: None,
         compiled: OnceLock::new(),
     },
     LanguageSpec {
@@ -234,7 +226,6 @@ static LANGUAGES: [LanguageSpec; 9] = [
         attribute_kinds: &["decorator"],
         wrapper_kinds: &["export_statement", "ambient_declaration"],
         body_style: BodyStyle::Braces,
-        max_start_depth: None,
         compiled: OnceLock::new(),
     },
     LanguageSpec {
@@ -248,7 +239,6 @@ static LANGUAGES: [LanguageSpec; 9] = [
         attribute_kinds: &[],
         wrapper_kinds: &[],
         body_style: BodyStyle::Braces,
-        max_start_depth: Some(1),
         compiled: OnceLock::new(),
     },
     LanguageSpec {
@@ -262,7 +252,6 @@ static LANGUAGES: [LanguageSpec; 9] = [
         attribute_kinds: &[],
         wrapper_kinds: &[],
         body_style: BodyStyle::Braces,
-        max_start_depth: None,
         compiled: OnceLock::new(),
     },
     LanguageSpec {
@@ -276,7 +265,6 @@ static LANGUAGES: [LanguageSpec; 9] = [
         attribute_kinds: &[],
         wrapper_kinds: &[],
         body_style: BodyStyle::Braces,
-        max_start_depth: None,
         compiled: OnceLock::new(),
     },
     LanguageSpec {
@@ -290,7 +278,6 @@ static LANGUAGES: [LanguageSpec; 9] = [
         attribute_kinds: &[],
         wrapper_kinds: &["template_declaration"],
         body_style: BodyStyle::Braces,
-        max_start_depth: None,
         compiled: OnceLock::new(),
     },
 ];
