@@ -15,8 +15,8 @@ use serde::{Deserialize, Serialize};
 /// Changes whenever the chunks of unchanged bytes change (a build with another
 /// version is a full rebuild): 2 added a symbol's own line range, 3 its
 /// supertypes, 4 a Go interface's required methods, 5 whether a symbol is a
-/// declaration, 6 C++ in `.h` files.
-pub const CHUNKER_VERSION: u32 = 6;
+/// declaration, 6 C++ in `.h` files, 7 a Go supertype's package.
+pub const CHUNKER_VERSION: u32 = 7;
 
 /// What kind of source a chunk came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -70,7 +70,8 @@ pub struct Symbol {
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub doc: String,
     /// The types it extends or implements, by bare name (`Visitor` of
-    /// `class Count implements Visitor<T>`).
+    /// `class Count implements Visitor<T>`), or in Go with their package
+    /// (`io.Reader`; [`code::super_name`] gives the bare name).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub supers: Vec<String>,
     /// The methods an interface requires where the language names no

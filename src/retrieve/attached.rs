@@ -10,8 +10,10 @@ use serde::Serialize;
 
 use super::candidates::canon;
 use super::get::{entry_cost, outline_line};
+use super::implicit;
 use super::reading_order;
 use crate::catalog::Catalog;
+use crate::chunk::code::super_name;
 use crate::chunk::{Chunk, Symbol};
 use crate::error::Result;
 
@@ -113,8 +115,16 @@ pub fn attached_to(owner: &Owner<'_>, pool: &[Chunk]) -> Vec<Attached> {
         .filter(|(_, s)| s.kind != "impl" && s.name == owner.name && !is_member(&s.qualified))
         .count();
     let in_scope = |c: &Chunk| c.doc == owner.doc || definitions <= 1;
-    let extends = |s: &Symbol| s.supers.iter().any(|t| t == owner.name);
+    let extends = |s: &Symbol| s.supers.iter().any(|t| super_name(t) == owner.name);
     let is_owner = |c: &Chunk, at: [usize; 2]| c.doc == owner.doc && at == owner.lines;
+    // A Go supertype written with its package (`io.Reader`) names the owner
+    // wherever it is, when the package is the owner's.
+    let names_owner = |c: &Chunk, t: &str| match t.rsplit_once('.') {
+        Some((package, name)) => {
+            name == owner.name && package == implicit::package_name(implicit::dir(owner.doc))
+        }
+        None => t == owner.name && in_scope(c),
+    };
     let impls: Vec<(&Chunk, [usize; 2])> = first_parts()
         .filter(|(c, s)| s.kind == "impl" && (s.name == owner.name || extends(s)) && in_scope(c))
         .map(|(c, s)| (c, s.lines.unwrap_or(c.lines)))
@@ -160,7 +170,7 @@ pub fn attached_to(owner: &Owner<'_>, pool: &[Chunk]) -> Vec<Attached> {
             });
             continue;
         }
-        if extends(s) && in_scope(c) && !is_owner(c, at) {
+        if s.supers.iter().any(|t| names_owner(c, t)) && !is_owner(c, at) {
             out.push(Attached {
                 id: c.id.clone(),
                 line: impl_line(&declaration(s), &methods(c, s, at)),
@@ -218,7 +228,8 @@ fn with_members(catalog: &Catalog, name: &str, mut pool: Vec<Chunk>) -> Result<V
         .iter()
         .filter(|c| {
             c.symbol.as_ref().is_some_and(|s| {
-                (s.kind == "impl" && s.name == name) || s.supers.iter().any(|t| t == name)
+                (s.kind == "impl" && s.name == name)
+                    || s.supers.iter().any(|t| super_name(t) == name)
             })
         })
         .map(|c| c.doc.clone())

@@ -5,6 +5,7 @@
 
 use super::Duplicate;
 use super::fold::{counterpart, near_duplicate};
+use super::implicit::{dir, package_name};
 use crate::chunk::Chunk;
 
 /// One symbol: its chunks (several when it was split into parts).
@@ -81,13 +82,26 @@ pub(super) fn candidates(
             a == want
         }
     };
+    // Go code names another package's symbol with the package's name
+    // (`io.Reader`, `http.ServeMux.Handle`): the directory's, by convention.
+    let in_go_package = |c: &Chunk, q: &str| {
+        c.lang.as_deref() == Some("go")
+            && want.split_once('.').is_some_and(|(package, rest)| {
+                let named = package_name(dir(&c.doc));
+                if fold {
+                    named.eq_ignore_ascii_case(package) && rest.eq_ignore_ascii_case(q)
+                } else {
+                    named == package && rest == q
+                }
+            })
+    };
     let mut found: Vec<Found> = Vec::new();
     for c in chunks {
         let Some(sym) = &c.symbol else {
             continue;
         };
         let q = canon(&sym.qualified);
-        if !(eq(&q) || eq(&sym.name)) {
+        if !(eq(&q) || eq(&sym.name) || in_go_package(c, &q)) {
             continue;
         }
         if let Kinds::Impls(of) = kinds {
@@ -100,7 +114,10 @@ pub(super) fn candidates(
                     .split_whitespace()
                     .collect::<Vec<_>>()
                     .join(" ");
-                sym.supers.first() == Some(&crate::chunk::code::type_name(t))
+                sym.supers
+                    .first()
+                    .map(|s| crate::chunk::code::super_name(s))
+                    == Some(crate::chunk::code::type_name(t).as_str())
                     && (!t.contains('<') || header.contains(&format!("{t} for ")))
             };
             if sym.kind != "impl" || of.is_some_and(|t| !of_trait(t)) {

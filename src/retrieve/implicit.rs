@@ -2,12 +2,15 @@
 //! satisfies, so its implementors are the types whose methods cover, by
 //! name, every method the interface requires. An interface's requirements
 //! include those of the interfaces it embeds, and a struct has the methods
-//! of the types it embeds. Signatures are not compared.
+//! of the types it embeds. An embedded `pkg.Name` is the type of the pack
+//! directory whose package is `pkg` (by Go's convention, the directory's
+//! name). Signatures are not compared.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use super::attached::{Attached, Relation, declaration};
 use crate::catalog::Catalog;
+use crate::chunk::code::super_name;
 use crate::chunk::{Chunk, Symbol};
 use crate::error::Result;
 
@@ -17,9 +20,10 @@ const MAX_EMBEDDING: usize = 8;
 /// A Go type by (package directory, name).
 type Key<'a> = (&'a str, &'a str);
 
-/// A type that embeds others: each embedded name with the required methods
-/// of the interface it names (none when it names no interface).
-type Embedder<'a> = (Key<'a>, Vec<(&'a str, Vec<&'a str>)>);
+/// A type that embeds others: each embedded type (when the pack has it) with
+/// the required methods of the interface it names (none when it names no
+/// interface).
+type Embedder<'a> = (Key<'a>, Vec<(Option<Key<'a>>, Vec<&'a str>)>);
 
 /// The pack's Go symbols (first parts only, without text), read in one scan
 /// and indexed for the questions below.
@@ -33,6 +37,8 @@ struct GoSymbols<'a> {
     types: HashMap<Key<'a>, Vec<(&'a Chunk, &'a Symbol)>>,
     /// The files holding each type's methods.
     method_files: HashMap<Key<'a>, BTreeSet<&'a str>>,
+    /// The directories defining a type or interface of each name.
+    packages: HashMap<&'a str, BTreeSet<&'a str>>,
 }
 
 impl<'a> GoSymbols<'a> {
@@ -42,9 +48,13 @@ impl<'a> GoSymbols<'a> {
             methods: HashMap::new(),
             types: HashMap::new(),
             method_files: HashMap::new(),
+            packages: HashMap::new(),
         };
         for c in chunks.iter().filter(|c| !c.is_later_part()) {
             let Some(s) = &c.symbol else { continue };
+            if s.kind != "method" {
+                go.packages.entry(&s.name).or_default().insert(dir(&c.doc));
+            }
             match s.kind.as_str() {
                 "interface" => go.interfaces.entry(&s.name).or_default().push((c, s)),
                 "method" => {
@@ -73,14 +83,11 @@ impl<'a> GoSymbols<'a> {
         let mut todo: Vec<Key<'a>> = owner
             .supers
             .iter()
-            .map(|name| (package, name.as_str()))
+            .map(|written| (package, written.as_str()))
             .collect();
-        while let Some((package, name)) = todo.pop() {
-            if !seen.insert((package, name)) {
-                continue;
-            }
+        while let Some((package, written)) = todo.pop() {
             // The language's own interfaces are in no package of the pack.
-            match name {
+            match written {
                 "error" => {
                     set.insert("Error");
                     continue;
@@ -88,7 +95,10 @@ impl<'a> GoSymbols<'a> {
                 "any" => continue,
                 _ => {}
             }
-            let (c, s) = self.interface(name, package)?;
+            let (c, s) = self.interface(written, package)?;
+            if !seen.insert((dir(&c.doc), s.name.as_str())) {
+                continue;
+            }
             set.extend(s.requires.iter().map(String::as_str));
             todo.extend(
                 s.supers
@@ -100,11 +110,9 @@ impl<'a> GoSymbols<'a> {
     }
 
     /// The required methods each type has: its own, those promoted from a
-    /// type it embeds in its package (`type Logged struct { *File }` has
-    /// `File`'s), through chains of embedding, and those of an interface it
-    /// embeds. An embedded struct of another package (`files.File`) is kept
-    /// by bare name, which cannot tell two packages' `File` apart, so it
-    /// does not count.
+    /// type it embeds (`type Logged struct { *File }` has `File`'s, and
+    /// `struct { *files.File }` those of `File` in the package `files`),
+    /// through chains of embedding, and those of an interface it embeds.
     fn coverage(&self, required: &BTreeSet<&'a str>) -> BTreeMap<Key<'a>, BTreeSet<&'a str>> {
         let mut have: BTreeMap<Key<'a>, BTreeSet<&'a str>> = BTreeMap::new();
         for &name in required {
@@ -130,7 +138,7 @@ impl<'a> GoSymbols<'a> {
                             .and_then(|(c, i)| self.method_set(i, dir(&c.doc)))
                             .map(|set| set.intersection(required).copied().collect())
                             .unwrap_or_default();
-                        (e.as_str(), from_interface)
+                        (self.resolve(e, package), from_interface)
                     })
                     .collect();
                 ((package, name), embedded)
@@ -141,7 +149,7 @@ impl<'a> GoSymbols<'a> {
             for ((package, name), embedded) in &embedders {
                 let promoted: Vec<&str> = embedded
                     .iter()
-                    .flat_map(|(e, from_interface)| match have.get(&(*package, *e)) {
+                    .flat_map(|(e, from_interface)| match e.and_then(|e| have.get(&e)) {
                         Some(methods) => methods.iter().copied().collect(),
                         None => from_interface.clone(),
                     })
@@ -161,10 +169,18 @@ impl<'a> GoSymbols<'a> {
         have
     }
 
-    /// The interface `name` as code in `package` refers to it: the one in
-    /// that package, else the only one the pack defines.
-    fn interface(&self, name: &str, package: &str) -> Option<&(&'a Chunk, &'a Symbol)> {
-        let defined = self.interfaces.get(name).map_or(&[][..], Vec::as_slice);
+    /// The interface `written` (`Reader`, `io.Reader`) as code in `package`
+    /// refers to it: the one of the package it names, else (a bare name) the
+    /// one in `package`, else the only one the pack defines.
+    fn interface(&self, written: &str, package: &str) -> Option<&(&'a Chunk, &'a Symbol)> {
+        let defined = self
+            .interfaces
+            .get(super_name(written))
+            .map_or(&[][..], Vec::as_slice);
+        if written.contains('.') {
+            let (package, _) = self.resolve(written, package)?;
+            return defined.iter().find(|(c, _)| dir(&c.doc) == package);
+        }
         match defined.iter().find(|(c, _)| dir(&c.doc) == package) {
             Some(found) => Some(found),
             None => match defined {
@@ -172,6 +188,22 @@ impl<'a> GoSymbols<'a> {
                 _ => None,
             },
         }
+    }
+
+    /// The type `written` (`File`, `files.File`) as code in `package` refers
+    /// to it: `package`'s own, or the one of the only directory whose package
+    /// is the qualifier. `None` when the pack has no such package, or two.
+    fn resolve(&self, written: &'a str, package: &'a str) -> Option<Key<'a>> {
+        let Some((qualifier, name)) = written.rsplit_once('.') else {
+            return Some((package, written));
+        };
+        let mut dirs = self
+            .packages
+            .get(name)?
+            .iter()
+            .filter(|d| package_name(d) == qualifier);
+        let found = dirs.next()?;
+        dirs.next().is_none().then_some((found, name))
     }
 
     /// The definition of the type `key`: the one beside its methods when
@@ -224,6 +256,38 @@ pub fn implementors(catalog: &Catalog, owner: &Symbol, doc: &str) -> Result<Vec<
 }
 
 /// The directory of `doc`: a Go package.
-fn dir(doc: &str) -> &str {
+pub(super) fn dir(doc: &str) -> &str {
     doc.rsplit_once('/').map_or("", |(d, _)| d)
+}
+
+/// The package name code gives the directory `dir` by Go's convention: its
+/// last element, or the one before a major version (`yaml` of `yaml/v3`).
+pub(super) fn package_name(dir: &str) -> &str {
+    let mut parts = dir.rsplit('/');
+    let last = parts.next().unwrap_or(dir);
+    let is_version =
+        last.len() > 1 && last.starts_with('v') && last[1..].bytes().all(|b| b.is_ascii_digit());
+    match parts.next() {
+        Some(before) if is_version => before,
+        _ => last,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A directory's package is its name, or the name before a major
+    /// version; `dir` of a file at the root is the root.
+    #[test]
+    fn package_names_of_directories() {
+        assert_eq!(package_name("net/http"), "http");
+        assert_eq!(package_name("io"), "io");
+        assert_eq!(package_name("gopkg/yaml/v3"), "yaml");
+        assert_eq!(package_name("tools/v"), "v");
+        assert_eq!(package_name("v2"), "v2");
+        assert_eq!(package_name("a/v2x"), "v2x");
+        assert_eq!(dir("net/http/server.go"), "net/http");
+        assert_eq!(dir("main.go"), "");
+    }
 }

@@ -17,7 +17,8 @@ use crate::tokens;
 /// Parameters of `symbol`.
 #[derive(Debug, Clone)]
 pub struct SymbolOptions {
-    /// `name`, or `Container::name` (`Container.name` works too).
+    /// `name`, or `Container::name` (`Container.name` works too; in Go
+    /// `package.Name` too).
     pub name: String,
     /// Only symbols in this file (its path in the project, or the end of it).
     pub file: Option<String>,
@@ -283,9 +284,9 @@ impl Retriever {
 
     /// The symbols `name` stands for: a chunk ID (the symbol that chunk
     /// belongs to), `impl Type` or `impl Trait for Type` (impl blocks only), or
-    /// a name or `Container::name` (exact first, then case-insensitive), in
-    /// `file` when given.
-    /// Also returns the chunks it chose among.
+    /// a name, `Container::name` or Go's `package.Name` (exact first, then
+    /// case-insensitive), in `file` when given. Also returns the chunks it
+    /// chose among.
     fn select(&self, name: &str, file: Option<&str>) -> Result<(Vec<Found>, Vec<Chunk>)> {
         if id::parse(name).is_some() {
             return self.select_by_id(name);

@@ -258,12 +258,15 @@ impl<'tree> Candidates<'tree> {
                 .entry(node.id())
                 .or_insert_with(|| doc.byte_range());
         }
+        let qualified = compiled.qualified[found.pattern_index];
         for base in bases {
-            add_name(
-                &mut self.names.supers,
-                node.id(),
-                type_name(&text[base.byte_range()]),
-            );
+            let written = &text[base.byte_range()];
+            let name = if qualified {
+                qualified_type_name(written)
+            } else {
+                type_name(written)
+            };
+            add_name(&mut self.names.supers, node.id(), name);
         }
         for method in required {
             add_name(
@@ -338,6 +341,11 @@ fn add_name(map: &mut HashMap<usize, Vec<String>>, node: usize, name: String) {
 /// `Component` of `React.Component<Props>`, `Generic` of `typing.Generic[T]`,
 /// `Base` of `ns::Base<T>`, `Reader` of `*bufio.Reader`.
 pub(crate) fn type_name(written: &str) -> String {
+    super_name(&qualified_type_name(written)).to_string()
+}
+
+/// [`type_name`] with its last qualifier kept: `io.Reader` of `*io.Reader`.
+fn qualified_type_name(written: &str) -> String {
     // A Go embedded field may be a pointer (`*Reader`).
     let path = written
         .split(['<', '[', '('])
@@ -345,13 +353,22 @@ pub(crate) fn type_name(written: &str) -> String {
         .unwrap_or_default()
         .trim()
         .trim_start_matches(['*', '&']);
-    let name = path.rsplit(['.', ':']).next().unwrap_or_default().trim();
+    let mut parts = path.rsplit(['.', ':']).map(str::trim);
+    let name = parts.next().unwrap_or_default();
     // Lifetimes and `?Sized` in a trait's bounds are not types it extends.
-    if name.starts_with(|c: char| c.is_alphabetic() || c == '_') {
-        name.to_string()
-    } else {
-        String::new()
+    if !name.starts_with(|c: char| c.is_alphabetic() || c == '_') {
+        return String::new();
     }
+    match parts.find(|part| !part.is_empty()) {
+        Some(qualifier) if path.contains('.') => format!("{qualifier}.{name}"),
+        _ => name.to_string(),
+    }
+}
+
+/// The bare name of a supertype as [`crate::chunk::Symbol::supers`] keeps
+/// it: `Reader` of `io.Reader`.
+pub fn super_name(kept: &str) -> &str {
+    kept.rsplit(['.', ':']).next().unwrap_or(kept)
 }
 
 /// Nests the candidates by range: a definition inside a container becomes its

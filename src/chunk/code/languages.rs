@@ -76,6 +76,9 @@ pub(crate) struct Compiled {
     pub(crate) roles: Vec<Role>,
     /// Whether each pattern carries `(#set! container)`, by pattern index.
     pub(crate) containers: Vec<bool>,
+    /// Whether each pattern carries `(#set! qualified)`: its `@super`
+    /// captures keep their last qualifier (see [`super::extract::type_name`]).
+    pub(crate) qualified: Vec<bool>,
 }
 
 impl Compiled {
@@ -95,19 +98,24 @@ impl Compiled {
                 },
             })
             .collect();
-        let containers = (0..query.pattern_count())
-            .map(|pattern| {
-                query
-                    .property_settings(pattern)
-                    .iter()
-                    .any(|property| &*property.key == "container")
-            })
-            .collect();
+        let flagged = |key: &str| -> Vec<bool> {
+            (0..query.pattern_count())
+                .map(|pattern| {
+                    query
+                        .property_settings(pattern)
+                        .iter()
+                        .any(|property| &*property.key == key)
+                })
+                .collect()
+        };
+        let containers = flagged("container");
+        let qualified = flagged("qualified");
         Compiled {
             language,
             query,
             roles,
             containers,
+            qualified,
         }
     }
 }

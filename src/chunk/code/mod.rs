@@ -32,6 +32,7 @@ mod tests;
 use std::ops::Range;
 
 pub(crate) use extract::CALLABLE_KINDS;
+pub use extract::super_name;
 pub(crate) use extract::type_name;
 pub use generated::is_probably_generated;
 pub use languages::{BodyStyle, LanguageSpec, all_languages, language_by_name, language_for_path};

@@ -480,7 +480,7 @@ fn supers_of(lang: &str, path: &str, text: &str) -> Vec<String> {
 }
 
 #[test]
-fn supertypes_by_bare_name() {
+fn supertypes_by_bare_name_or_with_their_go_package() {
     let java = "class Count extends java.util.AbstractList<String> implements Visitor<String>, Closeable {\n  void close() {}\n}\ninterface Walker extends Visitor<Path> {}\nenum Mode implements Labelled { A }\nrecord Point(int x) implements Shape {}\n";
     assert_eq!(
         supers_of("java", "Count.java", java),
@@ -513,7 +513,10 @@ fn supertypes_by_bare_name() {
     let go = "package io\n\ntype ReadCloser interface {\n\tReader\n\tio.Closer\n\tRead2() error\n}\n\ntype Buffered struct {\n\t*bufio.Reader\n\tsync.Mutex\n\tn int\n}\n";
     assert_eq!(
         supers_of("go", "io.go", go),
-        ["ReadCloser: Reader, Closer", "Buffered: Reader, Mutex"]
+        [
+            "ReadCloser: Reader, io.Closer",
+            "Buffered: bufio.Reader, sync.Mutex"
+        ]
     );
     let required: Vec<Vec<String>> = chunk_code("io.go", go, spec("go"), &ChunkOptions::default())
         .chunks

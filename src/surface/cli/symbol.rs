@@ -14,7 +14,7 @@ use crate::surface::output::{Printer, sanitize};
 /// Arguments of `ctx symbol`.
 #[derive(Debug, clap::Args)]
 pub struct SymbolArgs {
-    /// `name`, `Container::name` (`Container.name` works too), `impl Type`, `impl Trait for Type`, or a chunk ID.
+    /// `name`, `Container::name` (`Container.name` works too; in Go also `package.Name`), `impl Type`, `impl Trait for Type`, or a chunk ID.
     pub name: String,
     /// Only symbols in this file (path relative to the project, or its end).
     #[arg(long)]

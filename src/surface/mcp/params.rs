@@ -179,7 +179,7 @@ impl EvidenceParams {
 #[serde(deny_unknown_fields)]
 #[schemars(crate = "rmcp::schemars")]
 pub struct SymbolParams {
-    /// Name, Container::name, impl Trait for Type, or a chunk ID.
+    /// Name, Container::name, Go package.Name, impl Trait for Type, or a chunk ID.
     pub name: String,
     /// Only in this file (path or its end).
     pub file: Option<String>,

@@ -6,6 +6,7 @@ use super::util::Env;
 
 mod attached;
 mod declarations;
+mod go;
 mod refs;
 mod symbol;
 

@@ -25,12 +25,15 @@
 (source_file (var_declaration (var_spec name: (identifier) @name)) @definition.var)
 
 ; Embedded interfaces and embedded struct fields, Go's way of extending a type
-; (implicit interface satisfaction is not captured).
-(type_declaration
+; (implicit interface satisfaction is not captured), kept with their package
+; (`io.Reader`), which tells two packages' `Reader` apart.
+((type_declaration
   (type_spec type: (interface_type (type_elem [(type_identifier) (qualified_type)] @super)))) @definition.interface
-(type_declaration
+  (#set! qualified))
+((type_declaration
   (type_spec type: (struct_type (field_declaration_list
     (field_declaration !name type: (_) @super))))) @definition.struct
+  (#set! qualified))
 
 ; The methods an interface requires: a type with methods of those names
 ; satisfies it without naming it.

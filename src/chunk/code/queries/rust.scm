@@ -6,7 +6,9 @@
 ;   `Symbol::kind`. `@name` is its name, `@scope` (optional) a qualifier written
 ;   outside any container (Go receivers, C++ `Foo::bar` definitions), `@doc`
 ;   (optional) a docstring inside the node, `@super` (optional, repeatable) a
-;   type the definition extends or implements, kept by its bare name.
+;   type the definition extends or implements, kept by its bare name, or with
+;   its last qualifier (`io.Reader`) when the pattern says `(#set! qualified)`
+;   (Go, where the qualifier is the package that defines the type).
 ; - A match without `@name` only attaches its `@doc` or `@super` captures to
 ;   the definition node it captures (which another pattern names).
 ; - `(#set! container)` marks definitions whose captured children get chunks of
