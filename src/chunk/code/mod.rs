@@ -24,6 +24,7 @@ pub mod comment;
 mod extract;
 mod generated;
 pub mod languages;
+mod matches;
 mod skeleton;
 mod split;
 #[cfg(test)]
@@ -32,10 +33,10 @@ mod tests;
 use std::ops::Range;
 
 pub(crate) use extract::CALLABLE_KINDS;
-pub use extract::super_name;
-pub(crate) use extract::type_name;
 pub use generated::is_probably_generated;
 pub use languages::{BodyStyle, LanguageSpec, all_languages, language_by_name, language_for_path};
+pub use matches::super_name;
+pub(crate) use matches::type_name;
 pub use skeleton::{skeleton, skeleton_of_chunk};
 
 use super::{Chunk, ChunkKind, ChunkNote, ChunkOptions, Chunked, LineIndex, Symbol, id};

@@ -1,0 +1,227 @@
+//! Query matches: a language's query run over a syntax tree (kept out of
+//! definitions' bodies), each match recorded as a candidate definition or as
+//! names and docs attached to one, then deduplicated; and the supertype names
+//! `@super` captures become.
+
+use std::cmp::Reverse;
+use std::collections::HashMap;
+use std::ops::Range;
+
+use tree_sitter::{Node, QueryCursor, StreamingIterator};
+
+use super::languages::{Compiled, LanguageSpec, Role};
+
+/// One query match that names a definition, before deduplication.
+pub(super) struct Candidate<'tree> {
+    pub(super) pattern: usize,
+    /// Borrowed from the query, which outlives the tree.
+    pub(super) kind: &'tree str,
+    pub(super) container: bool,
+    /// The captured node.
+    pub(super) node: Node<'tree>,
+    /// `node` widened over wrapper ancestors.
+    pub(super) outer: Node<'tree>,
+    pub(super) name: Node<'tree>,
+    pub(super) scope: Option<Node<'tree>>,
+}
+
+pub(super) struct Candidates<'tree> {
+    pub(super) list: Vec<Candidate<'tree>>,
+    /// Docstring ranges keyed by the id of the definition node they belong to.
+    pub(super) docs: HashMap<usize, Range<usize>>,
+    /// Supertypes and required methods of definition nodes.
+    pub(super) names: NodeNames,
+    /// `@doc` captures in matches without a definition.
+    pub(super) file_docs: Vec<Range<usize>>,
+    /// Whether any pattern made each candidate's node a container, by node id.
+    pub(super) owners: HashMap<usize, bool>,
+}
+
+pub(super) fn candidates<'tree>(
+    text: &str,
+    spec: &LanguageSpec,
+    compiled: &'tree Compiled,
+    root: Node<'tree>,
+    prune: bool,
+) -> Candidates<'tree> {
+    let mut found = Candidates {
+        list: Vec::new(),
+        docs: HashMap::new(),
+        names: NodeNames::default(),
+        file_docs: Vec::new(),
+        owners: HashMap::new(),
+    };
+    let mut cursor = QueryCursor::new();
+    if prune {
+        // A definition inside a definition that is not a container is part
+        // of its body and never a symbol (see `extract::build`), so the query need
+        // not look there: bodies are most of a file's nodes. Each node is
+        // matched by the patterns that start at it, then its children are
+        // visited unless it is such a definition.
+        cursor.set_max_start_depth(Some(0));
+        let mut pending = vec![root];
+        let mut children = root.walk();
+        while let Some(node) = pending.pop() {
+            let mut matches = cursor.matches(&compiled.query, node, text.as_bytes());
+            while let Some(one) = matches.next() {
+                found.add(text, spec, compiled, one);
+            }
+            if found.owners.get(&node.id()) == Some(&false) {
+                continue;
+            }
+            let first = pending.len();
+            pending.extend(node.children(&mut children));
+            pending[first..].reverse();
+        }
+    } else {
+        let mut matches = cursor.matches(&compiled.query, root, text.as_bytes());
+        while let Some(one) = matches.next() {
+            found.add(text, spec, compiled, one);
+        }
+    }
+    found.finish()
+}
+
+impl<'tree> Candidates<'tree> {
+    /// Records one query match.
+    fn add(
+        &mut self,
+        text: &str,
+        spec: &LanguageSpec,
+        compiled: &'tree Compiled,
+        found: &tree_sitter::QueryMatch<'_, 'tree>,
+    ) {
+        let (mut definition, mut name, mut scope, mut doc) = (None, None, None, None);
+        let (mut bases, mut required) = (Vec::new(), Vec::new());
+        for capture in found.captures() {
+            match &compiled.roles[capture.index as usize] {
+                Role::Definition(kind) => definition = Some((&**kind, capture.node)),
+                Role::Name => name = Some(capture.node),
+                Role::Scope => scope = Some(capture.node),
+                Role::Doc => doc = Some(capture.node),
+                Role::Super => bases.push(capture.node),
+                Role::Requires => required.push(capture.node),
+                Role::Other => {}
+            }
+        }
+        let Some((kind, node)) = definition else {
+            self.file_docs.extend(doc.map(|doc| doc.byte_range()));
+            return;
+        };
+        if let Some(doc) = doc {
+            self.docs
+                .entry(node.id())
+                .or_insert_with(|| doc.byte_range());
+        }
+        let qualified = compiled.qualified[found.pattern_index];
+        for base in bases {
+            let written = &text[base.byte_range()];
+            let name = if qualified {
+                qualified_type_name(written)
+            } else {
+                type_name(written)
+            };
+            add_name(&mut self.names.supers, node.id(), name);
+        }
+        for method in required {
+            add_name(
+                &mut self.names.requires,
+                node.id(),
+                text[method.byte_range()].to_string(),
+            );
+        }
+        let Some(name) = name else {
+            return;
+        };
+        let mut outer = node;
+        while let Some(parent) = outer
+            .parent()
+            .filter(|parent| spec.is_wrapper(parent.kind()))
+        {
+            outer = parent;
+        }
+        let container = compiled.containers[found.pattern_index];
+        *self.owners.entry(node.id()).or_insert(container) |= container;
+        self.list.push(Candidate {
+            pattern: found.pattern_index,
+            kind,
+            container,
+            node,
+            outer,
+            name,
+            scope,
+        });
+    }
+
+    /// Deduplicates and orders the candidates.
+    fn finish(mut self) -> Candidates<'tree> {
+        let list = &mut self.list;
+        // A name captured by several patterns belongs to the widest definition (so a
+        // wrapper joins its symbol); a node captured by several patterns takes the
+        // earliest pattern (so specific patterns can precede general ones).
+        list.sort_by_key(|c| (c.name.id(), Reverse(c.outer.byte_range().len()), c.pattern));
+        list.dedup_by_key(|c| c.name.id());
+        list.sort_by_key(|c| {
+            let outer = c.outer.byte_range();
+            (
+                outer.start,
+                Reverse(outer.end),
+                c.pattern,
+                c.name.start_byte(),
+            )
+        });
+        list.dedup_by_key(|c| c.outer.byte_range());
+        self
+    }
+}
+
+/// Names a query attaches to definition nodes, keyed by node id, each list
+/// in order and without repeats.
+#[derive(Default)]
+pub(super) struct NodeNames {
+    /// `@super`: the types a definition extends or implements, by bare name.
+    pub(super) supers: HashMap<usize, Vec<String>>,
+    /// `@requires`: the methods an interface requires.
+    pub(super) requires: HashMap<usize, Vec<String>>,
+}
+
+fn add_name(map: &mut HashMap<usize, Vec<String>>, node: usize, name: String) {
+    let found = map.entry(node).or_default();
+    if !name.is_empty() && !found.contains(&name) {
+        found.push(name);
+    }
+}
+
+/// A type as written in a supertype list, reduced to its bare name:
+/// `Component` of `React.Component<Props>`, `Generic` of `typing.Generic[T]`,
+/// `Base` of `ns::Base<T>`, `Reader` of `*bufio.Reader`.
+pub(crate) fn type_name(written: &str) -> String {
+    super_name(&qualified_type_name(written)).to_string()
+}
+
+/// [`type_name`] with its last qualifier kept: `io.Reader` of `*io.Reader`.
+fn qualified_type_name(written: &str) -> String {
+    // A Go embedded field may be a pointer (`*Reader`).
+    let path = written
+        .split(['<', '[', '('])
+        .next()
+        .unwrap_or_default()
+        .trim()
+        .trim_start_matches(['*', '&']);
+    let mut parts = path.rsplit(['.', ':']).map(str::trim);
+    let name = parts.next().unwrap_or_default();
+    // Lifetimes and `?Sized` in a trait's bounds are not types it extends.
+    if !name.starts_with(|c: char| c.is_alphabetic() || c == '_') {
+        return String::new();
+    }
+    match parts.find(|part| !part.is_empty()) {
+        Some(qualifier) if path.contains('.') => format!("{qualifier}.{name}"),
+        _ => name.to_string(),
+    }
+}
+
+/// The bare name of a supertype as [`crate::chunk::Symbol::supers`] keeps
+/// it: `Reader` of `io.Reader`.
+pub fn super_name(kept: &str) -> &str {
+    kept.rsplit(['.', ':']).next().unwrap_or(kept)
+}
