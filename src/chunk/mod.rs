@@ -15,7 +15,7 @@ use serde::{Deserialize, Serialize};
 /// Changes whenever the chunks of unchanged bytes change (a build with another
 /// version is a full rebuild): 2 added a symbol's own line range, 3 its
 /// supertypes, 4 a Go interface's required methods, 5 whether a symbol is a
-/// declaration, 6 C++ in `.h` files, 7 a Go supertype's package.
+/// declaration, 6 C++ in `.h` files, 7 a Go supertype's package and C's `extern` declarations.
 pub const CHUNKER_VERSION: u32 = 7;
 
 /// What kind of source a chunk came from.

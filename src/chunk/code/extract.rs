@@ -48,7 +48,8 @@ pub(crate) struct Definition {
     pub(crate) supers: Vec<String>,
     /// The methods it requires, for an interface (`@requires`).
     pub(crate) requires: Vec<String>,
-    /// A callable without a body: a prototype or a required method.
+    /// A declaration of what is defined elsewhere: a callable without a
+    /// body (a prototype, a required method) or an `extern` variable.
     pub(crate) decl: bool,
     /// The comment nodes above the definition, in order, and whether each is
     /// documentation by the language's convention.
@@ -310,7 +311,7 @@ fn definition(
         doc,
         supers: Vec::new(),
         requires: Vec::new(),
-        decl: body.is_none() && CALLABLE_KINDS.contains(&candidate.kind),
+        decl: candidate.declaration || (body.is_none() && CALLABLE_KINDS.contains(&candidate.kind)),
         comments,
         children: Vec::new(),
     }

@@ -77,8 +77,11 @@ pub(crate) struct Compiled {
     /// Whether each pattern carries `(#set! container)`, by pattern index.
     pub(crate) containers: Vec<bool>,
     /// Whether each pattern carries `(#set! qualified)`: its `@super`
-    /// captures keep their last qualifier (see [`super::extract::type_name`]).
+    /// captures keep their last qualifier (see [`super::matches::type_name`]).
     pub(crate) qualified: Vec<bool>,
+    /// Whether each pattern carries `(#set! declaration)`: its definition
+    /// declares what is defined elsewhere.
+    pub(crate) declarations: Vec<bool>,
 }
 
 impl Compiled {
@@ -110,12 +113,14 @@ impl Compiled {
         };
         let containers = flagged("container");
         let qualified = flagged("qualified");
+        let declarations = flagged("declaration");
         Compiled {
             language,
             query,
             roles,
             containers,
             qualified,
+            declarations,
         }
     }
 }

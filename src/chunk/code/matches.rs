@@ -17,6 +17,8 @@ pub(super) struct Candidate<'tree> {
     /// Borrowed from the query, which outlives the tree.
     pub(super) kind: &'tree str,
     pub(super) container: bool,
+    /// Its pattern says it declares what is defined elsewhere.
+    pub(super) declaration: bool,
     /// The captured node.
     pub(super) node: Node<'tree>,
     /// `node` widened over wrapper ancestors.
@@ -141,11 +143,13 @@ impl<'tree> Candidates<'tree> {
             outer = parent;
         }
         let container = compiled.containers[found.pattern_index];
+        let declaration = compiled.declarations[found.pattern_index];
         *self.owners.entry(node.id()).or_insert(container) |= container;
         self.list.push(Candidate {
             pattern: found.pattern_index,
             kind,
             container,
+            declaration,
             node,
             outer,
             name,

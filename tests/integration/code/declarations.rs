@@ -50,6 +50,19 @@ fn a_prototype_folds_into_its_definition() {
         "{header}"
     );
 
+    // An `extern` variable in the header is declared there and defined in
+    // the source file.
+    env.write(
+        "include/debug.h",
+        "#ifndef DEBUG_H\n#define DEBUG_H\n/* Nonzero to trace pushes. */\nextern int debug;\n#endif\n",
+    );
+    env.write("src/debug.c", "#include \"debug.h\"\n\nint debug = 0;\n");
+    let var = env.json(&["symbol", "debug"]);
+    assert_eq!(var["doc"], "src/debug.c", "{var}");
+    assert_eq!(var["kind"], "var", "{var}");
+    assert_eq!(var["declarations"][0]["doc"], "include/debug.h", "{var}");
+    assert_eq!(var["declarations"][0]["lines"], serde_json::json!([3, 4]));
+
     // Without the definition, the prototype alone answers.
     std::fs::remove_file(env.path().join("src/ring.c")).unwrap();
     let alone = env.json(&["symbol", "ring_push"]);

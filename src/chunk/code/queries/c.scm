@@ -27,6 +27,22 @@
 (preproc_def name: (identifier) @name) @definition.macro
 (preproc_function_def name: (identifier) @name) @definition.macro
 
+; An `extern` variable is declared here and defined elsewhere, like a
+; prototype: `(#set! declaration)` marks it so. Before the globals below, so
+; it wins the node.
+([(translation_unit (declaration (storage_class_specifier) @storage declarator: [
+    (identifier) @name
+    (pointer_declarator declarator: (identifier) @name)
+    (array_declarator declarator: (identifier) @name)
+  ]) @definition.var)
+  (preproc_ifdef (declaration (storage_class_specifier) @storage declarator: [
+    (identifier) @name
+    (pointer_declarator declarator: (identifier) @name)
+    (array_declarator declarator: (identifier) @name)
+  ]) @definition.var)]
+  (#eq? @storage "extern")
+  (#set! declaration))
+
 ; Globals, at file level or inside conditional compilation (include guards).
 ([(translation_unit (declaration declarator: [
     (identifier) @name

@@ -13,6 +13,8 @@
 ;   the definition node it captures (which another pattern names).
 ; - `(#set! container)` marks definitions whose captured children get chunks of
 ;   their own; definitions nested in any other definition stay inside it.
+; - `(#set! declaration)` marks definitions that declare what is defined
+;   elsewhere (C's `extern int x;`); a callable without a body is one anyway.
 ; - When two patterns capture the same node, the earlier pattern wins; when two
 ;   definitions share a name node, the wider one wins (so wrappers such as
 ;   `export` or decorators join the symbol).
