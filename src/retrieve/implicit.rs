@@ -170,23 +170,27 @@ impl<'a> GoSymbols<'a> {
     }
 
     /// The interface `written` (`Reader`, `io.Reader`) as code in `package`
-    /// refers to it: the one of the package it names, else (a bare name) the
-    /// one in `package`, else the only one the pack defines.
+    /// refers to it: the one of the package it names, or for a bare name the
+    /// one in `package`; `None` when that package's type of that name is no
+    /// interface; else the only one the pack defines (a package whose
+    /// directory has another name, `yaml` in `go-yaml`, is not found by name).
     fn interface(&self, written: &str, package: &str) -> Option<&(&'a Chunk, &'a Symbol)> {
         let defined = self
             .interfaces
             .get(super_name(written))
             .map_or(&[][..], Vec::as_slice);
-        if written.contains('.') {
-            let (package, _) = self.resolve(written, package)?;
-            return defined.iter().find(|(c, _)| dir(&c.doc) == package);
+        if let Some((package, name)) = self.resolve(written, package) {
+            let found = defined.iter().find(|(c, _)| dir(&c.doc) == package);
+            // A type of that package that is no interface (an embedded struct)
+            // is not some other package's interface.
+            let other_type = || self.packages.get(name).is_some_and(|d| d.contains(package));
+            if found.is_some() || other_type() {
+                return found;
+            }
         }
-        match defined.iter().find(|(c, _)| dir(&c.doc) == package) {
-            Some(found) => Some(found),
-            None => match defined {
-                [only] => Some(only),
-                _ => None,
-            },
+        match defined {
+            [only] => Some(only),
+            _ => None,
         }
     }
 

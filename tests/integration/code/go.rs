@@ -194,7 +194,7 @@ fn go_embedding_across_packages_and_package_qualified_names() {
     );
     env.write(
         "logged/logged.go",
-        "package logged\n\nimport \"example.com/m/files\"\n\n// Logged logs what its file reads.\ntype Logged struct {\n\t*files.File\n\tlines int\n}\n\n// Lost embeds the other File.\ntype Lost struct {\n\tother.File\n}\n",
+        "package logged\n\nimport \"example.com/m/files\"\n\n// Logged logs what its file reads.\ntype Logged struct {\n\t*files.File\n\tlines int\n}\n\n// Lost embeds the other File.\ntype Lost struct {\n\tother.File\n}\n\n// Quiet embeds a struct named Reader, which is not rd's interface.\ntype Quiet struct {\n\tother.Reader\n}\n",
     );
     env.write(
         "wrap/wrap.go",
@@ -242,6 +242,22 @@ fn go_embedding_across_packages_and_package_qualified_names() {
             "type File struct { Close, Read }",
             "type Logged struct { Close, Read }"
         ],
+        "{out}"
+    );
+    // A package in a directory of another name (`yaml` in `go-yaml`) is not
+    // found by name; its interface is still the only one of that name.
+    env.write(
+        "go-yaml/yaml.go",
+        "package yaml\n\ntype Marshaler interface {\n\tMarshalYAML() (any, error)\n}\n",
+    );
+    env.write(
+        "conf/conf.go",
+        "package conf\n\ntype Strict interface {\n\tyaml.Marshaler\n\tCheck() error\n}\n\ntype cfg struct{}\n\nfunc (cfg) MarshalYAML() (any, error) { return nil, nil }\n\nfunc (cfg) Check() error { return nil }\n",
+    );
+    let out = env.json(&["symbol", "Strict"]);
+    assert_eq!(
+        listed(&out, "line"),
+        ["type cfg struct { Check, MarshalYAML }"],
         "{out}"
     );
 }
