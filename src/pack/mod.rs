@@ -4,6 +4,7 @@
 //! ever replaced by a rename ([`store::replace_derived`]: temp file, then rename).
 
 pub mod lock;
+pub mod piece;
 pub mod store;
 pub mod validate;
 

@@ -18,6 +18,7 @@ use super::preview::preview;
 use crate::chunk::{Chunk, ChunkKind};
 use crate::error::{Error, Result};
 use crate::index::Filter;
+use crate::pack::piece;
 use crate::rerank::Reranker;
 use crate::rerank::cache::VectorCache;
 
@@ -122,7 +123,8 @@ impl Hit {
 
 /// Where a hit inside a boxed tool output sits in the stored value, in the
 /// zero-based numbering `resolve lines` takes (hits number lines from one),
-/// so that nobody has to convert.
+/// so that nobody has to convert; and, for a piece of a line, in the
+/// characters `resolve slice` takes.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct BoxedSpan {
     /// The value's reference, `internal://…`.
@@ -133,6 +135,24 @@ pub struct BoxedSpan {
     pub start_line: usize,
     /// Number of lines.
     pub line_count: usize,
+    /// The hit's first character, zero-based, when it begins or ends inside a
+    /// line (a piece of minified JSON): its lines would hold far more.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub start_index: Option<usize>,
+    /// The hit's length in characters, with `start_index`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub length: Option<usize>,
+}
+
+impl BoxedSpan {
+    /// The `resolve` operation and its two numbers that read exactly the hit:
+    /// `slice` for a piece of a line, else `lines`.
+    pub fn read_call(&self) -> (&'static str, usize, usize) {
+        match (self.start_index, self.length) {
+            (Some(start), Some(length)) => ("slice", start, length),
+            _ => ("lines", self.start_line, self.line_count),
+        }
+    }
 }
 
 /// A lower-ranked copy of a hit, at another place.
@@ -413,7 +433,7 @@ impl Retriever {
                      declarations,
                      definitions,
                  }| {
-                    let (source_path, boxed) = self.located(&c.doc, c.lines);
+                    let (source_path, boxed) = self.located(&c.doc, c.lines, c.bytes);
                     Hit {
                         preview: preview(
                             &super::readable(&c),
@@ -449,20 +469,30 @@ impl Retriever {
         })
     }
 
-    /// The file a hit at `lines` of `doc` came from (the project file, or a
-    /// relay value's file), and its span when it is a boxed value.
-    fn located(&self, doc: &str, lines: [usize; 2]) -> (String, Option<BoxedSpan>) {
+    /// The file a hit at `lines` (and `bytes`) of `doc` came from (the project
+    /// file, or a relay value's file), and its span when it is a boxed value.
+    fn located(
+        &self,
+        doc: &str,
+        lines: [usize; 2],
+        bytes: [usize; 2],
+    ) -> (String, Option<BoxedSpan>) {
         if let Some(id) = doc.strip_prefix("relay/")
             && let Ok(Some(row)) = self.catalog.box_row(id)
             && !row.file.contains("..")
         {
+            let path = self.seg.relay_dir().join(&row.file);
+            // An unreadable value keeps its line numbers: `resolve` will say
+            // what is wrong with it.
+            let chars = piece::char_span(&path, bytes).ok().flatten();
             let span = BoxedSpan {
                 reference: format!("internal://{id}"),
                 session: row.session,
                 start_line: lines[0].saturating_sub(1),
                 line_count: (lines[1] + 1).saturating_sub(lines[0]),
+                start_index: chars.map(|[start, _]| start),
+                length: chars.map(|[start, end]| end - start),
             };
-            let path = self.seg.relay_dir().join(&row.file);
             return (path.display().to_string(), Some(span));
         }
         (self.seg.root.join(doc).display().to_string(), None)

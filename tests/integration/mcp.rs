@@ -6,6 +6,7 @@
 mod code;
 mod harness;
 mod inspector;
+mod relay_hits;
 
 use std::io::{BufRead, BufReader};
 use std::time::{Duration, Instant};

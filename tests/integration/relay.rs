@@ -4,6 +4,9 @@ use predicates::prelude::*;
 
 use super::util::{Env, boxed, ctx, refused, spawn_with_input};
 
+mod search;
+
+/// The standard output of `ctx resolve ARGS`, which must succeed.
 fn resolve(env: &Env, args: &[&str]) -> String {
     let out = env.ctx(&["resolve"]).args(args).output().expect("run");
     assert!(
@@ -14,6 +17,7 @@ fn resolve(env: &Env, args: &[&str]) -> String {
     String::from_utf8(out.stdout).expect("utf8")
 }
 
+/// A 4,000-line transcript whose last line holds a number.
 fn transcript() -> String {
     let mut t = String::new();
     for i in 0..4000 {
@@ -463,80 +467,6 @@ fn the_same_output_boxed_at_once_is_one_box() {
     assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 1);
     let r = refs.into_iter().next().unwrap();
     assert_eq!(resolve(&env, &["read", &r]), value);
-}
-
-/// A boxed log is windows of one value, not a document's sections: a search
-/// names every window that matches (each with its own resolve call), not only
-/// the best one.
-#[test]
-fn every_matching_window_of_a_boxed_log_is_a_hit() {
-    let env = Env::empty();
-    let mut log = String::new();
-    for i in 0..3000 {
-        if i % 1000 == 500 {
-            log.push_str(&format!("{i}: upstream handshake refused by gateway\n"));
-        } else {
-            log.push_str(&format!("{i}: request served in {} ms\n", i % 17));
-        }
-    }
-    let r = boxed(env.path(), &log, &["--tool", "tail_log"]);
-    let r = r.trim();
-    let hits = env.json(&["search", "handshake refused", "--scope", "relay", "-k", "5"]);
-    let starts: Vec<u64> = hits["hits"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|h| {
-            assert_eq!(h["boxed"]["reference"], r, "{h}");
-            h["boxed"]["start_line"].as_u64().unwrap()
-        })
-        .collect();
-    assert_eq!(starts.len(), 3, "one hit per matching window: {hits}");
-    for (start, hit) in starts.iter().zip(hits["hits"].as_array().unwrap()) {
-        let count = hit["boxed"]["line_count"].as_u64().unwrap().to_string();
-        let lines = resolve(&env, &["lines", r, &start.to_string(), &count]);
-        assert!(lines.contains("handshake refused"), "{lines}");
-    }
-}
-
-/// A docs search that finds nothing says when boxed tool outputs answer the
-/// query, so an agent looks there instead of concluding nothing does.
-#[test]
-fn a_docs_search_without_evidence_points_to_matching_boxed_outputs() {
-    let env = Env::fixture("demo");
-    env.ctx(&["build"]).assert().success();
-    let query = "what final number did the speaker give";
-    let hint = "Boxed tool outputs match this query: add `--scope relay`";
-    // Nothing boxed yet: no evidence, and no hint.
-    env.ctx(&["search", query])
-        .assert()
-        .code(1)
-        .stdout(predicate::str::contains("No evidence"))
-        .stdout(predicate::str::contains(hint).not());
-
-    boxed(env.path(), &transcript(), &["--tool", "yt_transcribe"]);
-    env.ctx(&["search", query])
-        .assert()
-        .code(1)
-        .stdout(predicate::str::contains("No evidence"))
-        .stdout(predicate::str::contains(hint));
-    let docs = env.json(&["search", query]);
-    assert_eq!(docs["no_evidence"], true);
-    assert_eq!(docs["relay_matches"], 1);
-    env.ctx(&["evidence", query])
-        .assert()
-        .code(1)
-        .stdout(predicate::str::contains(
-            "`ctx search --scope relay` finds them",
-        ));
-    // The hint's promise holds: the relay scope answers.
-    let relay = env.json(&["search", query, "--scope", "relay"]);
-    assert_eq!(relay["hits"][0]["title_path"][0], "yt_transcribe");
-    // A query the boxed output does not answer either gets no hint.
-    env.ctx(&["search", "kubernetes admission webhook quota"])
-        .assert()
-        .code(1)
-        .stdout(predicate::str::contains(hint).not());
 }
 
 /// 50 concurrent boxers never clash: every reference resolves to its own value.

@@ -234,16 +234,18 @@ pub(super) fn search(cli: &Cli, p: &Printer, args: &SearchArgs) -> anyhow::Resul
                 h.score,
                 p.dim(&sanitize(&h.preview)),
             ));
-            // Hits number lines from one; `resolve lines` from zero.
+            // Hits number lines from one; `resolve lines` from zero. A piece
+            // of a long line is read as a character slice.
             if let Some(b) = &h.boxed {
                 let flag = if b.session == mine {
                     String::new()
                 } else {
                     format!(" --session {}", b.session)
                 };
+                let (op, from, count) = b.read_call();
                 p.text(&format!(
-                    "   ctx resolve{flag} lines {} {} {}\n",
-                    b.reference, b.start_line, b.line_count
+                    "   ctx resolve{flag} {op} {} {from} {count}\n",
+                    b.reference
                 ));
             }
             for line in h.elsewhere() {

@@ -49,9 +49,18 @@ pub(crate) fn render_search(query: &str, r: &SearchResult) -> String {
             .boxed
             .as_ref()
             .map(|b| {
+                // The arguments of the tool that reads exactly the hit: a
+                // piece of a long line (minified JSON) is a slice, since its
+                // lines would be the whole value.
+                let (op, from, count) = b.read_call();
+                let [from_arg, count_arg] = if op == "slice" {
+                    ["start_index", "length"]
+                } else {
+                    ["start_line", "line_count"]
+                };
                 format!(
-                    ", boxed output {} start_line {} line_count {}",
-                    b.reference, b.start_line, b.line_count
+                    ", boxed output {} {from_arg} {from} {count_arg} {count}",
+                    b.reference
                 )
             })
             .unwrap_or_default();

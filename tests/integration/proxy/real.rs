@@ -131,11 +131,13 @@ fn memory_graph_boxed_and_queried() {
         "{hits}"
     );
     assert!(hits.contains("observation 123"), "{hits}");
-    // The hit says which lines of the value to read, in read_lines' numbering.
+    // The graph is one line of JSON, so the hit is a piece of that line, and
+    // it names the slice that reads it (read_lines would return the whole
+    // graph), in read_slice's numbering.
     let span = hits
-        .split(&format!("boxed output {reference} start_line "))
+        .split(&format!("boxed output {reference} start_index "))
         .nth(1)
-        .expect("a span");
+        .unwrap_or_else(|| panic!("a slice: {hits}"));
     let numbers: Vec<u64> = span
         .split([' ', ')'])
         .filter_map(|w| w.parse().ok())
@@ -144,14 +146,26 @@ fn memory_graph_boxed_and_queried() {
     let out = pyclient(&json!({
         "mode": "legacy", "command": argv, "env": {"MEMORY_FILE_PATH": memory},
         "steps": [
-            {"op": "call_tool", "name": "internal_resource_read_lines", "arguments": {"opaque_reference": reference, "start_line": numbers[0], "line_count": numbers[1]}},
+            {"op": "call_tool", "name": "internal_resource_read_slice", "arguments": {"opaque_reference": reference, "start_index": numbers[0], "length": numbers[1]}},
+            {"op": "call_tool", "name": "internal_resource_length", "arguments": {"opaque_reference": reference}},
         ]
     }));
-    let lines = text_of(step(&out, 0));
+    let piece = text_of(step(&out, 0));
     assert!(
-        lines.contains("observation 1234 about"),
+        piece.contains("observation 1234 about"),
         "{numbers:?}: {}",
         cut(&out)
+    );
+    // "internal://…: 123,456 characters, …"
+    let length = text_of(step(&out, 1));
+    let total: u64 = length
+        .split_once(": ")
+        .and_then(|(_, rest)| rest.split(' ').next())
+        .and_then(|n| n.replace(',', "").parse().ok())
+        .unwrap_or_else(|| panic!("a character count: {length}"));
+    assert!(
+        (piece.chars().count() as u64) < total / 20,
+        "a piece of the graph, not all {total} characters: {numbers:?}"
     );
     // create_entities echoes its input as text and as structuredContent: boxed once.
     let boxes = std::fs::read_dir(env.path().join("_ctx/relay/mem"))

@@ -1,0 +1,136 @@
+//! Searching boxed values: every matching window is a hit, each names the
+//! `resolve` call that reads exactly it, and a docs search points to them.
+
+use predicates::prelude::*;
+
+use super::super::util::{Env, boxed};
+use super::{resolve, transcript};
+
+/// A boxed log is windows of one value, not a document's sections: a search
+/// names every window that matches (each with its own resolve call), not only
+/// the best one.
+#[test]
+fn every_matching_window_of_a_boxed_log_is_a_hit() {
+    let env = Env::empty();
+    let mut log = String::new();
+    for i in 0..3000 {
+        if i % 1000 == 500 {
+            log.push_str(&format!("{i}: upstream handshake refused by gateway\n"));
+        } else {
+            log.push_str(&format!("{i}: request served in {} ms\n", i % 17));
+        }
+    }
+    let r = boxed(env.path(), &log, &["--tool", "tail_log"]);
+    let r = r.trim();
+    let hits = env.json(&["search", "handshake refused", "--scope", "relay", "-k", "5"]);
+    let starts: Vec<u64> = hits["hits"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|h| {
+            assert_eq!(h["boxed"]["reference"], r, "{h}");
+            h["boxed"]["start_line"].as_u64().unwrap()
+        })
+        .collect();
+    assert_eq!(starts.len(), 3, "one hit per matching window: {hits}");
+    for (start, hit) in starts.iter().zip(hits["hits"].as_array().unwrap()) {
+        let count = hit["boxed"]["line_count"].as_u64().unwrap().to_string();
+        let lines = resolve(&env, &["lines", r, &start.to_string(), &count]);
+        assert!(lines.contains("handshake refused"), "{lines}");
+    }
+}
+
+/// A docs search that finds nothing says when boxed tool outputs answer the
+/// query, so an agent looks there instead of concluding nothing does.
+#[test]
+fn a_docs_search_without_evidence_points_to_matching_boxed_outputs() {
+    let env = Env::fixture("demo");
+    env.ctx(&["build"]).assert().success();
+    let query = "what final number did the speaker give";
+    let hint = "Boxed tool outputs match this query: add `--scope relay`";
+    // Nothing boxed yet: no evidence, and no hint.
+    env.ctx(&["search", query])
+        .assert()
+        .code(1)
+        .stdout(predicate::str::contains("No evidence"))
+        .stdout(predicate::str::contains(hint).not());
+
+    boxed(env.path(), &transcript(), &["--tool", "yt_transcribe"]);
+    env.ctx(&["search", query])
+        .assert()
+        .code(1)
+        .stdout(predicate::str::contains("No evidence"))
+        .stdout(predicate::str::contains(hint));
+    let docs = env.json(&["search", query]);
+    assert_eq!(docs["no_evidence"], true);
+    assert_eq!(docs["relay_matches"], 1);
+    env.ctx(&["evidence", query])
+        .assert()
+        .code(1)
+        .stdout(predicate::str::contains(
+            "`ctx search --scope relay` finds them",
+        ));
+    // The hint's promise holds: the relay scope answers.
+    let relay = env.json(&["search", query, "--scope", "relay"]);
+    assert_eq!(relay["hits"][0]["title_path"][0], "yt_transcribe");
+    // A query the boxed output does not answer either gets no hint.
+    env.ctx(&["search", "kubernetes admission webhook quota"])
+        .assert()
+        .code(1)
+        .stdout(predicate::str::contains(hint).not());
+}
+
+/// A hit inside a one-line value (minified JSON, a bundled script) is a piece
+/// of a line that holds the whole value: its resolve call is a character
+/// slice that reads exactly the hit, not `lines 0 1`, which would read it all.
+#[test]
+fn a_hit_in_a_one_line_value_resolves_as_a_slice() {
+    let env = Env::empty();
+    let items: Vec<String> = (0..3000)
+        .map(|i| {
+            let kind = if i == 2345 { "quarantined" } else { "plain" };
+            format!(r#"{{"id": {i}, "label": "naïve café {i}", "kind": "{kind}"}}"#)
+        })
+        .collect();
+    let value = format!(r#"{{"items": [{}]}}"#, items.join(", "));
+    assert!(!value.contains('\n'));
+    let r = boxed(env.path(), &value, &["--tool", "api"]);
+    let r = r.trim();
+    let hits = env.json(&["search", "quarantined", "--scope", "relay", "-k", "1"]);
+    let hit = &hits["hits"][0];
+    let span = &hit["boxed"];
+    assert_eq!(
+        (&span["start_line"], &span["line_count"]),
+        (&0.into(), &1.into()),
+        "{hit}"
+    );
+    let start = span["start_index"].as_u64().expect("start_index") as usize;
+    let length = span["length"].as_u64().expect("length") as usize;
+    let got = env.json(&["get", "--mode", "raw", hit["id"].as_str().expect("id")]);
+    let text = got["chunks"][0]["text"].as_str().expect("text");
+    assert!(text.contains("quarantined"), "{text}");
+    assert!(
+        length < value.chars().count() / 10,
+        "a piece, not the value"
+    );
+    // Counted in characters, as `resolve slice` counts: every item before it
+    // has two that take two bytes.
+    let b0 = value.find(text).expect("the hit is a piece of the value");
+    assert_eq!(
+        [start, length],
+        [value[..b0].chars().count(), text.chars().count()]
+    );
+
+    let out = env
+        .ctx(&["search", "quarantined", "--scope", "relay", "-k", "1"])
+        .output()
+        .expect("run");
+    let out = String::from_utf8(out.stdout).expect("utf8");
+    let call = out
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("ctx "))
+        .unwrap_or_else(|| panic!("no resolve call in {out}"));
+    assert_eq!(call, format!("resolve slice {r} {start} {length}"));
+    let args: Vec<&str> = call.split(' ').collect();
+    assert_eq!(resolve(&env, &args[1..]).trim_end_matches('\n'), text);
+}
