@@ -494,7 +494,12 @@ fn fence_of(text: &str, start: usize) -> Option<Fence> {
     })
 }
 
-/// Splits one oversized block `[s, e)` at line boundaries.
+/// Least room, in tokens, worth filling with the first piece of a cut line
+/// rather than closing the part before it.
+const MIN_ROOM: usize = 16;
+
+/// Splits one oversized block `[s, e)` at line boundaries, and a line that
+/// alone is over the budget within it.
 fn split_block(text: &str, s: usize, e: usize, block: &Block, max: usize) -> Vec<Piece> {
     let (fence, lang) = match &block.kind {
         BlockKind::Fence { info } if block.start == s => (
@@ -534,6 +539,32 @@ fn split_block(text: &str, s: usize, e: usize, block: &Block, max: usize) -> Vec
     while at < e {
         let end = line_end(text, at).min(e);
         let cost = tokens::estimate(&text[at..end]);
+        if cost > budget {
+            // One line over the budget on its own (a generated one-line
+            // paragraph, a minified blob in a fence): cut it as the text
+            // chunker cuts long lines, at whitespace where it can, rather
+            // than leave a chunk no budget can hold. The part before it (a
+            // heading, a lead-in) takes the line's first piece if it has room.
+            let mut from = at;
+            if has_text {
+                let room = budget.saturating_sub(acc);
+                let mut first = Vec::new();
+                if room >= MIN_ROOM {
+                    super::text::cut_line(text, at, end, room, &mut first);
+                }
+                from = first.first().map_or(at, |&(_, first_end)| first_end);
+                bounds.push(from);
+            }
+            let mut spans = Vec::new();
+            super::text::cut_line(text, from, end, budget, &mut spans);
+            bounds.extend(spans.iter().skip(1).map(|&(start, _)| start));
+            acc = spans
+                .last()
+                .map_or(0, |&(start, _)| tokens::estimate(&text[start..end]));
+            has_text = acc > 0;
+            at = end;
+            continue;
+        }
         if has_text && acc + cost > budget && at < last_line {
             bounds.push(at);
             acc = 0;

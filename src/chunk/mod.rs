@@ -15,8 +15,9 @@ use serde::{Deserialize, Serialize};
 /// Changes whenever the chunks of unchanged bytes change (a build with another
 /// version is a full rebuild): 2 added a symbol's own line range, 3 its
 /// supertypes, 4 a Go interface's required methods, 5 whether a symbol is a
-/// declaration, 6 C++ in `.h` files, 7 a Go supertype's package and C's `extern` declarations.
-pub const CHUNKER_VERSION: u32 = 7;
+/// declaration, 6 C++ in `.h` files, 7 a Go supertype's package and C's
+/// `extern` declarations, 8 a Markdown line over the budget cut into parts.
+pub const CHUNKER_VERSION: u32 = 8;
 
 /// What kind of source a chunk came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]

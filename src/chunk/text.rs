@@ -82,7 +82,7 @@ pub fn chunk_json(doc: &str, text: &str, title_root: &[String], opts: &ChunkOpti
 }
 
 /// Byte ranges `[start, end)` of pieces, in order.
-type Spans = Vec<(usize, usize)>;
+pub(super) type Spans = Vec<(usize, usize)>;
 
 /// A chunk before its text, lines and ID are filled in.
 struct Piece {
@@ -262,7 +262,7 @@ fn line_bounds(text: &str, start: usize, end: usize) -> Vec<usize> {
 }
 
 /// Cuts one overlong line into pieces of at most `max` tokens at char boundaries.
-fn cut_line(text: &str, start: usize, end: usize, max: usize, out: &mut Spans) {
+pub(super) fn cut_line(text: &str, start: usize, end: usize, max: usize, out: &mut Spans) {
     let mut at = start;
     while at < end {
         let rest = &text[at..end];

@@ -236,6 +236,34 @@ fn bad_files_are_skipped_with_warnings() {
     env.ctx(&["validate"]).assert().success();
 }
 
+/// A Markdown line far over the chunk budget (a generated one-line paragraph)
+/// is cut into parts that fit it, so search names a part a budget can fetch,
+/// not one chunk of the whole line; the pack still validates.
+#[test]
+fn a_one_line_paragraph_is_cut_into_parts() {
+    let env = Env::empty();
+    let words: Vec<String> = (0..40_000)
+        .map(|i| {
+            if i == 31_337 {
+                "quokka".to_string()
+            } else {
+                format!("w{i}")
+            }
+        })
+        .collect();
+    env.write("gen.md", format!("# Generated\n\n{}\n", words.join(" ")));
+    env.ctx(&["build"]).assert().success();
+    env.ctx(&["validate"]).assert().success();
+    let hits = env.json(&["search", "quokka", "-k", "1"]);
+    let hit = &hits["hits"][0];
+    let tokens = hit["token_est"].as_u64().expect("token_est");
+    assert!((100..=620).contains(&tokens), "{hit}");
+    let got = env.json(&["get", hit["id"].as_str().expect("id"), "--budget", "700"]);
+    let text = got["chunks"][0]["text"].as_str().expect("the part fits");
+    assert!(text.contains(" quokka "), "{text}");
+    assert_eq!(got["chunks"][0]["trimmed"], false, "{got}");
+}
+
 /// Symlink loops and links leaving the segment do not break or widen the walk.
 #[test]
 fn symlinks_loops_and_escapes() {

@@ -139,3 +139,50 @@ fn leading_blank_line_is_not_a_part() {
         assert!(!c.text.trim().is_empty(), "empty chunk {c:?}");
     }
 }
+
+#[test]
+fn a_line_over_the_budget_is_cut() {
+    // A generated one-line paragraph, then a minified blob inside a fence, each
+    // far over 600 tokens: every chunk fits, the chunks still tile the text,
+    // the paragraph is cut at spaces and the fence is reopened in every part.
+    let words: Vec<String> = (0..5000).map(|i| format!("word{i}")).collect();
+    let blob = "{\"k\":[1,2,3]},".repeat(2000);
+    let text = format!(
+        "# Big\n\n{}\n\n## Blob\n\n```json\n{blob}\n```\n\ntail\n",
+        words.join(" ")
+    );
+    let c = chunk(&text);
+    assert_tiles(&text, &c);
+    for ch in &c {
+        assert!(
+            ch.token_est <= 600 + 20,
+            "too big: {} in {:?}",
+            ch.token_est,
+            ch.title_path
+        );
+    }
+    // The heading is a part of its own, as before any oversized block.
+    let big: Vec<&Chunk> = c
+        .iter()
+        .filter(|ch| ch.title_path == ["Big"] && ch.text.contains("word"))
+        .collect();
+    assert!(big.len() > 5, "{}", big.len());
+    for ch in &big[..big.len() - 1] {
+        assert!(ch.text.ends_with(' '), "cut inside a word: {:?}", ch.text);
+    }
+    let blob_parts: Vec<&Chunk> = c
+        .iter()
+        .filter(|ch| ch.title_path == ["Big", "Blob"] && ch.text.contains("```"))
+        .collect();
+    assert!(blob_parts.len() > 5, "{}", blob_parts.len());
+    for ch in &blob_parts {
+        let fences = ch.text.lines().filter(|l| l.starts_with("```")).count();
+        assert_eq!(fences, 2, "unbalanced fence in {:?}: {}", ch.part, ch.text);
+        assert_eq!(ch.lang.as_deref(), Some("json"));
+        assert!(
+            ch.text.contains("{\"k\""),
+            "a part without the blob: {}",
+            ch.text
+        );
+    }
+}
