@@ -135,6 +135,9 @@ pub struct Part<'a> {
     pub total: usize,
     /// What the range counts.
     pub unit: Unit,
+    /// Where `text` starts in the value, in bytes.
+    #[serde(skip)]
+    pub byte_start: usize,
 }
 
 impl Part<'_> {
@@ -159,6 +162,7 @@ pub fn read(value: &str) -> Part<'_> {
         range: [0, total],
         total,
         unit: Unit::Chars,
+        byte_start: 0,
     }
 }
 
@@ -180,6 +184,7 @@ pub fn slice(value: &str, start: i64, length: usize) -> Part<'_> {
         range: [from, to],
         total,
         unit: Unit::Chars,
+        byte_start: byte_from,
     }
 }
 
@@ -199,7 +204,26 @@ pub fn lines(value: &str, start_line: i64, line_count: usize) -> Part<'_> {
         range: [from, to],
         total,
         unit: Unit::Lines,
+        byte_start: byte_from,
     }
+}
+
+/// `part` of `value` cut to its first `max_chars` characters, as a character
+/// slice, when it holds more; `None` when it fits. Lines are no unit of size:
+/// one line of a minified JSON value can be all of its megabytes, so a read
+/// of "50 lines" is capped like any other, and the caller continues by
+/// characters from the cut's end.
+pub fn capped<'a>(value: &'a str, part: &Part<'a>, max_chars: usize) -> Option<Part<'a>> {
+    // Bytes are at least characters: most parts are told apart without counting.
+    if part.text.len() <= max_chars || part.text.chars().count() <= max_chars {
+        return None;
+    }
+    let start = value[..part.byte_start].chars().count();
+    Some(slice(
+        value,
+        i64::try_from(start).unwrap_or(i64::MAX),
+        max_chars,
+    ))
 }
 
 fn clamp_start(start: i64, total: usize) -> usize {

@@ -100,7 +100,7 @@ pub struct Hit {
     /// folded into it.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub definitions: Vec<Duplicate>,
-    /// For a hit inside a boxed tool output: the lines to resolve.
+    /// For a hit inside a boxed tool output: the lines (or characters) to resolve.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub boxed: Option<BoxedSpan>,
 }

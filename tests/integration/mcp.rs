@@ -3,10 +3,10 @@
 //! Inspector CLI (v2 in both eras, v1 legacy). `scripts/setup-test-tools.sh`
 //! installs them; when it fails these tests fail, they are never skipped.
 
+mod boxed_reads;
 mod code;
 mod harness;
 mod inspector;
-mod relay_hits;
 
 use std::io::{BufRead, BufReader};
 use std::time::{Duration, Instant};

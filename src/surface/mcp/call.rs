@@ -189,34 +189,20 @@ fn run(
         ToolName::Slice => {
             let p: SliceParams = parse(config, tool, args)?;
             let opened = open(config, seg, &p.opaque_reference)?;
-            Ok(part(
-                resolve::slice(&opened.value, p.start_index, p.length),
-                None,
-            ))
+            let slice = resolve::slice(&opened.value, p.start_index, p.length);
+            Ok(at_most(&opened.value, slice, &p.opaque_reference))
         }
         ToolName::Lines => {
             let p: LinesParams = parse(config, tool, args)?;
             let opened = open(config, seg, &p.opaque_reference)?;
-            Ok(part(
-                resolve::lines(&opened.value, p.start_line, p.line_count),
-                None,
-            ))
+            let lines = resolve::lines(&opened.value, p.start_line, p.line_count);
+            Ok(at_most(&opened.value, lines, &p.opaque_reference))
         }
         ToolName::Read => {
             let p: RefParams = parse(config, tool, args)?;
             let opened = open(config, seg, &p.opaque_reference)?;
             let whole = resolve::read(&opened.value);
-            if whole.total <= READ_MAX_CHARS {
-                return Ok(part(whole, None));
-            }
-            let note = format!(
-                "cut at {READ_MAX_CHARS} chars; read on with internal_resource_read_slice {{\"opaque_reference\":\"{}\",\"start_index\":{READ_MAX_CHARS},\"length\":{READ_MAX_CHARS}}}, or use grep/lines",
-                p.opaque_reference
-            );
-            Ok(part(
-                resolve::slice(&opened.value, 0, READ_MAX_CHARS),
-                Some(note),
-            ))
+            Ok(at_most(&opened.value, whole, &p.opaque_reference))
         }
         ToolName::Grep => {
             let p: GrepParams = parse(config, tool, args)?;
@@ -304,6 +290,23 @@ fn with_structured(mut result: CallToolResult, structured: Value) -> CallToolRes
 
 /// A piece of a value: a line saying which piece, then the text itself. The
 /// structured copy leaves the text out (it can be 100,000 chars).
+/// `p` of `value`, or its first [`READ_MAX_CHARS`] characters with the call
+/// that reads on when it holds more (a whole value, many lines, or one line of
+/// a minified JSON value): a tool answer must fit the host's cap.
+fn at_most(value: &str, p: Part<'_>, reference: &str) -> CallToolResult {
+    match resolve::capped(value, &p, READ_MAX_CHARS) {
+        None => part(p, None),
+        Some(cut) => {
+            let note = format!(
+                "{} asked, cut at {READ_MAX_CHARS} chars; read on with internal_resource_read_slice {{\"opaque_reference\":\"{reference}\",\"start_index\":{},\"length\":{READ_MAX_CHARS}}}, or use grep/query",
+                p.describe(),
+                cut.range[1]
+            );
+            part(cut, Some(note))
+        }
+    }
+}
+
 fn part(p: Part<'_>, note: Option<String>) -> CallToolResult {
     let mut header = format!("[{}", p.describe());
     if let Some(note) = &note {

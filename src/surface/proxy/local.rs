@@ -109,7 +109,7 @@ fn parse<T: DeserializeOwned>(tool: ToolName, args: &Value) -> Result<T, String>
 }
 
 fn run(tool: ToolName, args: &Value, cx: &LocalContext) -> Result<Vec<Value>, String> {
-    let max_chars = cx.max_tokens.saturating_mul(4).max(1000);
+    let max_chars = cap_chars(cx.max_tokens);
     match tool {
         ToolName::Search => search(parse(tool, args)?, cx),
         ToolName::Get => get(parse(tool, args)?, cx),
@@ -125,43 +125,35 @@ fn run(tool: ToolName, args: &Value, cx: &LocalContext) -> Result<Vec<Value>, St
         ToolName::Read => {
             let RefParams { opaque_reference } = parse(tool, args)?;
             let opened = open(cx, &opaque_reference)?;
-            let part = resolve::slice(&opened.value, 0, max_chars);
-            let mut blocks = Vec::new();
-            if part.range[1] < part.total {
-                blocks.push(text(&format!(
-                    "[{}; cut at the relay's cap of ~{} tokens. Continue with internal_resource_read_slice {{\"opaque_reference\": \"{opaque_reference}\", \"start_index\": {}, \"length\": {max_chars}}}, or use grep/query]",
-                    part.describe(),
-                    cx.max_tokens,
-                    part.range[1]
-                )));
-            }
-            blocks.push(text(part.text));
-            Ok(blocks)
+            let whole = resolve::read(&opened.value);
+            Ok(at_most(
+                &opened.value,
+                whole,
+                &opaque_reference,
+                cx.max_tokens,
+            ))
         }
         ToolName::Slice => {
             let p: SliceParams = parse(tool, args)?;
             let opened = open(cx, &p.opaque_reference)?;
-            let part = resolve::slice(&opened.value, p.start_index, p.length.min(max_chars));
-            Ok(part_blocks(&part, p.length > max_chars, cx.max_tokens))
+            let slice = resolve::slice(&opened.value, p.start_index, p.length);
+            Ok(at_most(
+                &opened.value,
+                slice,
+                &p.opaque_reference,
+                cx.max_tokens,
+            ))
         }
         ToolName::Lines => {
             let p: LinesParams = parse(tool, args)?;
             let opened = open(cx, &p.opaque_reference)?;
-            let part = resolve::lines(&opened.value, p.start_line, p.line_count);
-            if part.text.len() > max_chars {
-                // Too many lines for one answer: hand back a char slice of the
-                // same start instead, so the caller can continue by characters.
-                let cut = resolve::slice(part.text, 0, max_chars);
-                let mut blocks = vec![text(&format!(
-                    "[{}; cut to the first {} chars by the relay's cap of ~{} tokens; ask for fewer lines]",
-                    part.describe(),
-                    cut.range[1],
-                    cx.max_tokens
-                ))];
-                blocks.push(text(cut.text));
-                return Ok(blocks);
-            }
-            Ok(part_blocks(&part, false, cx.max_tokens))
+            let lines = resolve::lines(&opened.value, p.start_line, p.line_count);
+            Ok(at_most(
+                &opened.value,
+                lines,
+                &p.opaque_reference,
+                cx.max_tokens,
+            ))
         }
         ToolName::Grep => {
             let p: GrepParams = parse(tool, args)?;
@@ -212,16 +204,32 @@ fn open(cx: &LocalContext, reference: &str) -> Result<Opened, String> {
     store::open(&cx.seg, reference, &access).map_err(|e| e.to_string())
 }
 
-fn part_blocks(part: &resolve::Part<'_>, capped: bool, max_tokens: usize) -> Vec<Value> {
-    let mut header = format!("[{}", part.describe());
-    if capped {
-        header.push_str(&format!(
-            "; length cut by the relay's cap of ~{max_tokens} tokens"
-        ));
-    }
-    header.push(']');
+/// The relay's cap of `max_tokens` tokens, in characters.
+fn cap_chars(max_tokens: usize) -> usize {
+    max_tokens.saturating_mul(4).max(1000)
+}
+
+/// `part` of `value` as a header block and a text block, the text cut to the
+/// relay's cap (a whole value, many lines, or one line of a minified JSON
+/// value) with the call that reads on.
+fn at_most(value: &str, part: resolve::Part<'_>, reference: &str, max_tokens: usize) -> Vec<Value> {
+    let max_chars = cap_chars(max_tokens);
+    let (shown, note) = match resolve::capped(value, &part, max_chars) {
+        None => (part, String::new()),
+        Some(cut) => {
+            let note = format!(
+                "; {} asked, cut by the relay's cap of ~{max_tokens} tokens. Continue with internal_resource_read_slice {{\"opaque_reference\": \"{reference}\", \"start_index\": {}, \"length\": {max_chars}}}, or use grep/query",
+                part.describe(),
+                cut.range[1]
+            );
+            (cut, note)
+        }
+    };
     // The text is its own block, so it stays exactly the stored characters.
-    vec![text(&header), text(part.text)]
+    vec![
+        text(&format!("[{}{note}]", shown.describe())),
+        text(shown.text),
+    ]
 }
 
 fn search(p: SearchParams, cx: &LocalContext) -> Result<Vec<Value>, String> {

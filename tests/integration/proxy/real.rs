@@ -131,13 +131,12 @@ fn memory_graph_boxed_and_queried() {
         "{hits}"
     );
     assert!(hits.contains("observation 123"), "{hits}");
-    // The graph is one line of JSON, so the hit is a piece of that line, and
-    // it names the slice that reads it (read_lines would return the whole
-    // graph), in read_slice's numbering.
+    // The graph is pretty-printed JSON, so the hit names the lines that hold
+    // it, in read_lines' numbering, and they are a piece of the graph.
     let span = hits
-        .split(&format!("boxed output {reference} start_index "))
+        .split(&format!("boxed output {reference} start_line "))
         .nth(1)
-        .unwrap_or_else(|| panic!("a slice: {hits}"));
+        .unwrap_or_else(|| panic!("a span: {hits}"));
     let numbers: Vec<u64> = span
         .split([' ', ')'])
         .filter_map(|w| w.parse().ok())
@@ -146,8 +145,9 @@ fn memory_graph_boxed_and_queried() {
     let out = pyclient(&json!({
         "mode": "legacy", "command": argv, "env": {"MEMORY_FILE_PATH": memory},
         "steps": [
-            {"op": "call_tool", "name": "internal_resource_read_slice", "arguments": {"opaque_reference": reference, "start_index": numbers[0], "length": numbers[1]}},
+            {"op": "call_tool", "name": "internal_resource_read_lines", "arguments": {"opaque_reference": reference, "start_line": numbers[0], "line_count": numbers[1]}},
             {"op": "call_tool", "name": "internal_resource_length", "arguments": {"opaque_reference": reference}},
+            {"op": "call_tool", "name": "internal_resource_read_lines", "arguments": {"opaque_reference": reference, "start_line": 0, "line_count": 10000}},
         ]
     }));
     let piece = text_of(step(&out, 0));
@@ -166,6 +166,18 @@ fn memory_graph_boxed_and_queried() {
     assert!(
         (piece.chars().count() as u64) < total / 20,
         "a piece of the graph, not all {total} characters: {numbers:?}"
+    );
+    // Too many lines for one answer are cut to the relay's cap, with the
+    // slice that reads on from the cut.
+    let lines = &step(&out, 2)["content"];
+    let header = lines[0]["text"].as_str().expect("header");
+    let shown = lines[1]["text"].as_str().expect("text").chars().count();
+    assert!((shown as u64) < total, "{header}");
+    assert!(
+        header.contains(&format!(
+            " asked, cut by the relay's cap of ~10000 tokens. Continue with internal_resource_read_slice {{\"opaque_reference\": \"{reference}\", \"start_index\": {shown}, \"length\": {shown}}}"
+        )),
+        "{header}"
     );
     // create_entities echoes its input as text and as structuredContent: boxed once.
     let boxes = std::fs::read_dir(env.path().join("_ctx/relay/mem"))

@@ -1,9 +1,10 @@
-//! Search hits inside boxed values, over MCP: each names the arguments of the
-//! tool that reads exactly it.
+//! Boxed values over MCP: a search hit names the arguments of the tool that
+//! reads exactly it, and no read returns more than the answer cap.
 
 use serde_json::{Value, json};
 
-use super::harness::{Served, assert_ok, call, pyclient, text};
+use super::super::util::{Env, test_tools};
+use super::harness::{Served, assert_ok, box_value, call, pyclient, serve, text};
 
 /// A hit in the one-line JSON value is a piece of that line, so it names
 /// `internal_resource_read_slice`'s arguments (its line would be the whole
@@ -97,4 +98,75 @@ fn relay_hits_name_the_call_that_reads_exactly_them() {
         text(&steps[3], 1).trim_end(),
         chunk_text(&in_log).trim_end()
     );
+}
+
+/// "50 lines" of a one-line value (minified JSON) of ~300,000 characters are
+/// capped like a whole read: the first 100,000 characters, and the slice that
+/// reads on, which continues exactly where the cut stopped. A read within the
+/// cap is not cut.
+#[test]
+fn reads_of_a_one_line_value_are_capped_and_read_on() {
+    test_tools();
+    let env = Env::fixture("demo");
+    env.ctx(&["build", "-q"]).assert().success();
+    let rows: Vec<Value> = (0..12_000)
+        .map(|i| json!({"id": i, "name": format!("row-{i}")}))
+        .collect();
+    let value = json!({ "rows": rows }).to_string();
+    assert!(value.len() > 250_000 && value.is_ascii() && !value.contains('\n'));
+    let reference = box_value(&env, &value, "default");
+    let mut command = serve(&env);
+    command.extend(["--session".into(), "default".into()]);
+    let report = pyclient(
+        "auto",
+        &command,
+        json!([
+            call(
+                "internal_resource_read_lines",
+                json!({"opaque_reference": reference, "start_line": 0, "line_count": 50})
+            ),
+            call(
+                "internal_resource_read_slice",
+                json!({"opaque_reference": reference, "start_index": 100_000, "length": 100_000})
+            ),
+            call(
+                "internal_resource_read_slice",
+                json!({"opaque_reference": reference, "start_index": 10, "length": 1000})
+            ),
+            call(
+                "internal_resource_read",
+                json!({"opaque_reference": reference})
+            ),
+        ]),
+    );
+    let steps = report["steps"].as_array().expect("steps");
+    for step in steps {
+        assert_ok(step);
+    }
+    let header = text(&steps[0], 0);
+    let read_on = format!(
+        "read on with internal_resource_read_slice {{\"opaque_reference\":\"{reference}\",\"start_index\":100000,\"length\":100000}}"
+    );
+    assert!(header.starts_with("[chars 0–100000 of "), "{header}");
+    assert!(
+        header.contains("lines 0–1 of 1 asked, cut at 100000 chars"),
+        "{header}"
+    );
+    assert!(header.contains(&read_on), "{header}");
+    assert_eq!(text(&steps[0], 1), &value[..100_000]);
+    assert_eq!(steps[0]["structuredContent"]["range"], json!([0, 100_000]));
+    // Read on as told: the next characters, and nothing more to cut.
+    assert_eq!(text(&steps[1], 1), &value[100_000..200_000]);
+    assert!(
+        !text(&steps[1], 0).contains("cut at"),
+        "{}",
+        text(&steps[1], 0)
+    );
+    assert_eq!(text(&steps[2], 1), &value[10..1010]);
+    assert!(
+        text(&steps[3], 0).contains(&read_on),
+        "{}",
+        text(&steps[3], 0)
+    );
+    assert_eq!(text(&steps[3], 1), &value[..100_000]);
 }
