@@ -36,6 +36,53 @@ fn fence_map(lines: &[&str]) -> Vec<Option<usize>> {
     out
 }
 
+/// Tokens a chunk holding none of the query's terms gets when others hold
+/// some: its heading line and a little of its first, enough to say what it is.
+const UNMATCHED_SHARE: usize = 32;
+
+/// How a budget is shared among chunks excerpted in order for a query: a
+/// chunk holding none of its terms gets [`UNMATCHED_SHARE`], and those that
+/// hold some split the rest by how many distinct terms each holds. Without a
+/// query, or when no chunk holds a term, every chunk gets an even share. An
+/// even split had given a file's one section about the query the same few
+/// tokens as every other: its heading and nothing of what matched.
+pub struct Shares {
+    weights: Vec<usize>,
+}
+
+impl Shares {
+    /// Weighs `texts` (the chunks, in the order they are shown) by `terms`.
+    pub fn new(texts: impl Iterator<Item = impl AsRef<str>>, terms: &[String]) -> Shares {
+        let weights = texts
+            .map(|text| {
+                let lower = text.as_ref().to_lowercase();
+                terms
+                    .iter()
+                    .filter(|t| !t.is_empty() && lower.contains(t.as_str()))
+                    .count()
+            })
+            .collect();
+        Shares { weights }
+    }
+
+    /// The share of `remaining` tokens for chunk `i`, when chunks `i..` are
+    /// still to be shown.
+    pub fn of(&self, i: usize, remaining: usize) -> usize {
+        let rest = self.weights.get(i..).unwrap_or_default();
+        let even = remaining / rest.len().max(1);
+        if self.weights.iter().all(|&w| w == 0) {
+            return even;
+        }
+        if rest.first().is_none_or(|&w| w == 0) {
+            return even.min(UNMATCHED_SHARE);
+        }
+        let total: usize = rest.iter().sum();
+        let unmatched = rest.iter().filter(|&&w| w == 0).count();
+        let reserve = unmatched.saturating_mul(UNMATCHED_SHARE).min(remaining / 2);
+        (remaining - reserve) * rest[0] / total
+    }
+}
+
 /// `text` cut to at most `budget` estimated tokens around `terms` (lowercase
 /// stems or words). Returns the text unchanged when it fits.
 pub fn excerpt(text: &str, terms: &[String], budget: usize) -> String {
@@ -211,6 +258,29 @@ pub fn skeleton(title_path: &[String], text: &str, max_lines: usize) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn shares_follow_the_query() {
+        let terms = vec!["snapshot".to_string(), "retent".to_string()];
+        let texts = [
+            "## Install",
+            "## Backups\nsnapshot retention",
+            "## Logs",
+            "snapshot",
+        ];
+        let shares = Shares::new(texts.iter(), &terms);
+        // 1000 tokens: the first holds nothing, so a heading's worth.
+        assert_eq!(shares.of(0, 1000), UNMATCHED_SHARE);
+        // Then 968 for three: one unmatched reserve, 2 of 3 weight units.
+        assert_eq!(shares.of(1, 968), (968 - UNMATCHED_SHARE) * 2 / 3);
+        assert_eq!(shares.of(2, 300), UNMATCHED_SHARE);
+        assert_eq!(shares.of(3, 268), 268);
+        // No query, or no chunk holding a term: even shares.
+        let none = Shares::new(texts.iter(), &[]);
+        assert_eq!(none.of(0, 1000), 250);
+        let unmatched = Shares::new(["a", "b"].iter(), &terms);
+        assert_eq!(unmatched.of(0, 100), 50);
+    }
 
     #[test]
     fn excerpt_keeps_fences_balanced_and_fits() {

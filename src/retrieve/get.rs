@@ -287,10 +287,12 @@ impl Retriever {
         // What the omitted chunks would cost as this mode shows them.
         let mut short = 0;
         let mut nesting = Nesting::default();
+        let shares = excerpt::Shares::new(found.iter().map(|(c, _, _)| super::readable(c)), &terms);
         for (i, (c, replaces, of_file)) in found.into_iter().enumerate() {
             let share = match opts.mode {
                 Mode::Raw => remaining,
-                _ => remaining / (n - i).max(1),
+                Mode::Excerpt => shares.of(i, remaining),
+                Mode::Skeleton => remaining / (n - i).max(1),
             };
             let text = match opts.mode {
                 Mode::Raw => c.text.clone(),

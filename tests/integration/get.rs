@@ -164,3 +164,53 @@ fn returned_tokens(r: &serde_json::Value) -> u64 {
         .map(|c| c["token_est"].as_u64().unwrap())
         .sum()
 }
+
+/// Excerpts of a whole file for a query give the budget to the sections that
+/// hold the query's words: the one section about it shows the lines that say
+/// so, the others their heading and first words, and all within the budget.
+#[test]
+fn excerpts_for_a_query_go_to_the_sections_that_hold_it() {
+    let env = Env::empty();
+    let mut doc = String::from("# Guide\n\n");
+    for (i, topic) in ["Install", "Configure", "Upgrade", "Backups", "Logging"]
+        .iter()
+        .enumerate()
+    {
+        doc.push_str(&format!("## {topic}\n\n"));
+        for line in 0..30 {
+            doc.push_str(&format!(
+                "Step {line} of the {topic} chapter explains one more detail at length.\n"
+            ));
+            if i == 3 && line == 20 {
+                doc.push_str("A snapshot is rotated after seven days by the retention sweeper.\n");
+            }
+        }
+        doc.push('\n');
+    }
+    env.write("guide.md", &doc);
+    env.ctx(&["build", "-q"]).assert().success();
+    let got = env.json(&[
+        "get",
+        "guide.md",
+        "--mode",
+        "excerpt",
+        "--query",
+        "snapshot retention",
+        "--budget",
+        "300",
+    ]);
+    assert!(got["used"].as_u64().expect("used") <= 300, "{got}");
+    let chunks = got["chunks"].as_array().expect("chunks");
+    let backups = chunks
+        .iter()
+        .find(|c| c["title_path"][1] == "Backups")
+        .expect("the Backups section is shown");
+    let text = backups["text"].as_str().expect("text");
+    assert!(text.contains("retention sweeper"), "{text}");
+    for other in chunks.iter().filter(|c| c["title_path"][1] != "Backups") {
+        assert!(
+            other["token_est"].as_u64().expect("token_est") <= 32,
+            "{other}"
+        );
+    }
+}
