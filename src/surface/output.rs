@@ -91,6 +91,26 @@ impl Printer {
     }
 }
 
+/// [`sanitize`] for a one-line field (a path, a heading, a symbol name): a
+/// newline, tab or carriage return in it is shown escaped (`a\\nb.md`), so a
+/// file named with one does not break the line that lists it.
+pub fn sanitize_name(s: &str) -> String {
+    if !s.chars().any(char::is_control) {
+        return s.to_string();
+    }
+    let mut out = String::with_capacity(s.len() + 2);
+    for c in s.chars() {
+        match c {
+            '\n' => out.push_str("\\n"),
+            '\t' => out.push_str("\\t"),
+            '\r' => out.push_str("\\r"),
+            c if c.is_control() => out.push('\u{fffd}'),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
 /// Replaces terminal control characters in file-derived text (escape sequences
 /// could otherwise drive the user's terminal), keeping newline and tab.
 pub fn sanitize(s: &str) -> String {

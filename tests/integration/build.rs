@@ -264,6 +264,35 @@ fn a_one_line_paragraph_is_cut_into_parts() {
     assert_eq!(got["chunks"][0]["trimmed"], false, "{got}");
 }
 
+/// A file whose name holds a newline, a tab or an escape character is built
+/// and found, and the line that lists it stays one line: the name is shown
+/// escaped (`a\\nb.md`), never as a line break or a terminal sequence.
+#[test]
+fn odd_file_names_stay_on_their_line() {
+    let env = Env::empty();
+    env.write("a\nb.md", "# Odd\n\nnewline name about pelicans\n");
+    env.write(
+        "c\td\u{1b}[31m.md",
+        "# Tab\n\ntab and escape name about pelicans\n",
+    );
+    env.ctx(&["build", "-q"]).assert().success();
+    env.ctx(&["validate"]).assert().success();
+    let out = env.ctx(&["search", "pelicans"]).output().expect("run");
+    let out = String::from_utf8(out.stdout).expect("utf8");
+    assert!(out.contains("\n   a\\nb.md:1-3  ~"), "{out}");
+    assert!(out.contains("\n   c\\td\u{fffd}[31m.md:1-3  ~"), "{out}");
+    assert!(!out.contains('\u{1b}') && !out.contains('\t'), "{out}");
+    // JSON keeps the real name, for tools.
+    let hits = env.json(&["search", "pelicans"]);
+    let docs: Vec<&str> = hits["hits"]
+        .as_array()
+        .expect("hits")
+        .iter()
+        .map(|h| h["doc"].as_str().expect("doc"))
+        .collect();
+    assert!(docs.contains(&"a\nb.md"), "{docs:?}");
+}
+
 /// Symlink loops and links leaving the segment do not break or widen the walk.
 #[test]
 fn symlinks_loops_and_escapes() {

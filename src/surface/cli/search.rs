@@ -19,7 +19,7 @@ use crate::surface::mcp::tools::{
     DEFAULT_K, DEFAULT_MAX_CHUNKS, EvidenceParams, GetParams, KindParam, MAX_K, ModeParam,
     ScopeParam, SearchParams,
 };
-use crate::surface::output::{Printer, sanitize};
+use crate::surface::output::{Printer, sanitize, sanitize_name};
 
 /// A hit or chunk count: 1 to [`MAX_K`], refused with the range otherwise.
 fn count_1_to_max() -> clap::builder::RangedU64ValueParser<usize> {
@@ -210,8 +210,8 @@ pub(super) fn search(cli: &Cli, p: &Printer, args: &SearchArgs) -> anyhow::Resul
                 p.text(&format!(
                     "  {}  {} ({})\n",
                     s.id,
-                    sanitize(&s.title_path.join(" > ")),
-                    sanitize(&s.doc)
+                    sanitize_name(&s.title_path.join(" > ")),
+                    sanitize_name(&s.doc)
                 ));
             }
         }
@@ -226,8 +226,8 @@ pub(super) fn search(cli: &Cli, p: &Printer, args: &SearchArgs) -> anyhow::Resul
                 "{}. {}  {}\n   {}:{}-{}  ~{} tokens  score {:.2}\n   {}\n",
                 i + 1,
                 p.accent(&h.id),
-                sanitize(&h.title_path.join(" > ")),
-                sanitize(&h.doc),
+                sanitize_name(&h.title_path.join(" > ")),
+                sanitize_name(&h.doc),
                 h.lines[0],
                 h.lines[1],
                 h.token_est,
@@ -291,8 +291,8 @@ pub(super) fn get(cli: &Cli, p: &Printer, args: &GetArgs) -> anyhow::Result<Exit
             p.text(&format!(
                 "{} {} ({}:{}-{}, ~{} tokens{})\n{}\n",
                 p.accent(&format!("[{}]", c.id)),
-                sanitize(&c.title_path.join(" > ")),
-                sanitize(&c.doc),
+                sanitize_name(&c.title_path.join(" > ")),
+                sanitize_name(&c.doc),
                 c.lines[0],
                 c.lines[1],
                 c.token_est,
@@ -334,7 +334,7 @@ pub(super) fn evidence(cli: &Cli, p: &Printer, args: &EvidenceArgs) -> anyhow::R
                 p.text(&format!(
                     "  nearest: {}  {}\n",
                     sug.id,
-                    sanitize(&sug.title_path.join(" > "))
+                    sanitize_name(&sug.title_path.join(" > "))
                 ));
             }
             if s.relay_matches > 0 {

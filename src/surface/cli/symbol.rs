@@ -9,7 +9,7 @@ use crate::retrieve::attached;
 use crate::retrieve::symbol::{Candidate, SymbolAnswer};
 use crate::retrieve::{Duplicate, Retriever};
 use crate::surface::mcp::tools::{RefsParams, SymbolParams};
-use crate::surface::output::{Printer, sanitize};
+use crate::surface::output::{Printer, sanitize, sanitize_name};
 
 /// Arguments of `ctx symbol`.
 #[derive(Debug, clap::Args)]
@@ -127,8 +127,8 @@ pub(super) fn symbol(cli: &Cli, p: &Printer, args: &SymbolArgs) -> anyhow::Resul
     p.text(&format!(
         "{} {} ({}:{}-{}{tag})\n{}",
         p.accent(&format!("[{}]", w.id)),
-        sanitize(&w.label()),
-        sanitize(&w.doc),
+        sanitize_name(&w.label()),
+        sanitize_name(&w.doc),
         lines[0],
         lines[1],
         sanitize(&text)
@@ -224,8 +224,8 @@ fn choices(p: &Printer, name: &str, found: &[Candidate]) {
         p.text(&format!(
             "  {:<10} {}  {}:{}-{}  {}\n",
             f.kind,
-            sanitize(&f.symbol),
-            sanitize(&f.doc),
+            sanitize_name(&f.symbol),
+            sanitize_name(&f.doc),
             f.lines[0],
             f.lines[1],
             p.accent(&f.id)
