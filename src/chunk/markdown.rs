@@ -441,10 +441,19 @@ fn split_section(text: &str, section: &Section, blocks: &[Block], max: usize) ->
     for (k, &(s, e, block)) in extents.iter().enumerate() {
         let size = sizes[k];
         if size > max {
-            if let Some((cs, ce, _)) = cur.take() {
-                pieces.push(plain(cs, ce));
-            }
-            pieces.extend(split_block(text, s, e, block, max));
+            // A short lead-in (the heading, a sentence introducing a long
+            // listing) opens the block's first part instead of being a part
+            // of its own: a heading-only part ranks for its heading's words
+            // and answers with nothing (70 of the KEPs' 30,860 chunks were).
+            let from = match cur.take() {
+                Some((cs, _, tokens)) if tokens <= max / LEAD_IN_SHARE => cs,
+                Some((cs, ce, _)) => {
+                    pieces.push(plain(cs, ce));
+                    s
+                }
+                None => s,
+            };
+            pieces.extend(split_block(text, from, e, block, max));
             continue;
         }
         cur = match cur {
@@ -498,23 +507,36 @@ fn fence_of(text: &str, start: usize) -> Option<Fence> {
 /// rather than closing the part before it.
 const MIN_ROOM: usize = 16;
 
-/// Splits one oversized block `[s, e)` at line boundaries, and a line that
-/// alone is over the budget within it.
+/// How small, as a share of the budget, the text before an oversized block
+/// must be to open the block's first part rather than be a part of its own.
+const LEAD_IN_SHARE: usize = 4;
+
+/// Splits one oversized block at line boundaries, and a line that alone is
+/// over the budget within it. `[s, e)` is the block with its lead-in: text
+/// before `block.start` that opens the first part.
 fn split_block(text: &str, s: usize, e: usize, block: &Block, max: usize) -> Vec<Piece> {
+    let opens = (s..e).contains(&block.start);
     let (fence, lang) = match &block.kind {
-        BlockKind::Fence { info } if block.start == s => (
-            fence_of(text, s),
+        BlockKind::Fence { info } if opens => (
+            fence_of(text, block.start),
             Some(info.clone()).filter(|i| !i.is_empty()),
         ),
         _ => (None, None),
     };
     let header = match &block.kind {
-        BlockKind::Table if block.start == s => {
-            let l1 = line_end(text, s);
+        BlockKind::Table if opens => {
+            let l1 = line_end(text, block.start);
             let l2 = line_end(text, l1);
-            Some(text[s..l2].to_string())
+            Some(text[block.start..l2].to_string())
         }
         _ => None,
+    };
+    // No later part may start before the lines its prefix repeats (the
+    // fence's opening line, the table's header and separator) have passed.
+    let first_bound = match (&fence, &header) {
+        (Some(_), _) => line_end(text, block.start),
+        (None, Some(h)) => block.start + h.len(),
+        _ => s,
     };
     let (prefix, suffix) = match (&fence, &header) {
         (Some(f), _) => (f.opener.clone(), f.closer.clone()),
@@ -524,9 +546,8 @@ fn split_block(text: &str, s: usize, e: usize, block: &Block, max: usize) -> Vec
     let budget = max
         .saturating_sub(tokens::estimate(&prefix) + tokens::estimate(&suffix))
         .max(1);
-    // No part may start at or after the last non-blank line: a trailing blank
-    // line must not become a part of its own (it would hold no text, and for a
-    // fence the closing line would end up beside a synthetic one).
+    // No part may start after the last non-blank line: a trailing blank line
+    // must not become a part of its own (it would hold no text).
     let last_line = {
         let trimmed = text[s..e].trim_end().len();
         text[s..s + trimmed].rfind('\n').map_or(s, |i| s + i + 1)
@@ -539,7 +560,7 @@ fn split_block(text: &str, s: usize, e: usize, block: &Block, max: usize) -> Vec
     while at < e {
         let end = line_end(text, at).min(e);
         let cost = tokens::estimate(&text[at..end]);
-        if cost > budget {
+        if cost > budget && at >= first_bound {
             // One line over the budget on its own (a generated one-line
             // paragraph, a minified blob in a fence): cut it as the text
             // chunker cuts long lines, at whitespace where it can, rather
@@ -565,7 +586,21 @@ fn split_block(text: &str, s: usize, e: usize, block: &Block, max: usize) -> Vec
             at = end;
             continue;
         }
-        if has_text && acc + cost > budget && at < last_line {
+        // Estimates are not additive (lines joined can cost more than apart:
+        // 26 tokens over 60 lines of code), so near the budget the part is
+        // measured as it would be.
+        let part_start = bounds.last().copied().unwrap_or(s);
+        let over = acc + cost > budget
+            || (acc + cost > budget - budget / 8
+                && tokens::estimate(&text[part_start..end]) > budget);
+        // The last line with text may open a part, except a fence's
+        // closing line, which would end up beside a synthetic one.
+        let may_open = if fence.is_some() {
+            at < last_line
+        } else {
+            at <= last_line
+        };
+        if has_text && over && may_open && at >= first_bound {
             bounds.push(at);
             acc = 0;
             has_text = false;

@@ -16,7 +16,8 @@ use serde::{Deserialize, Serialize};
 /// version is a full rebuild): 2 added a symbol's own line range, 3 its
 /// supertypes, 4 a Go interface's required methods, 5 whether a symbol is a
 /// declaration, 6 C++ in `.h` files, 7 a Go supertype's package and C's
-/// `extern` declarations, 8 a Markdown line over the budget cut into parts.
+/// `extern` declarations, 8 a Markdown line over the budget cut into parts
+/// and a short lead-in opening the first part of its oversized block.
 pub const CHUNKER_VERSION: u32 = 8;
 
 /// What kind of source a chunk came from.

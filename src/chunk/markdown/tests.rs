@@ -161,19 +161,27 @@ fn a_line_over_the_budget_is_cut() {
             ch.title_path
         );
     }
-    // The heading is a part of its own, as before any oversized block.
-    let big: Vec<&Chunk> = c
-        .iter()
-        .filter(|ch| ch.title_path == ["Big"] && ch.text.contains("word"))
-        .collect();
+    // A heading opens its oversized block's first part, never a part alone.
+    let big: Vec<&Chunk> = c.iter().filter(|ch| ch.title_path == ["Big"]).collect();
+    assert!(
+        big[0].text.starts_with("# Big\n\nword0 word1 "),
+        "{}",
+        big[0].text
+    );
     assert!(big.len() > 5, "{}", big.len());
     for ch in &big[..big.len() - 1] {
         assert!(ch.text.ends_with(' '), "cut inside a word: {:?}", ch.text);
     }
+    // The section's last part is the paragraph after the fence.
     let blob_parts: Vec<&Chunk> = c
         .iter()
-        .filter(|ch| ch.title_path == ["Big", "Blob"] && ch.text.contains("```"))
+        .filter(|ch| ch.title_path == ["Big", "Blob"] && ch.text != "tail\n")
         .collect();
+    assert!(
+        blob_parts[0].text.starts_with("## Blob\n\n```json\n{\"k\""),
+        "{}",
+        blob_parts[0].text
+    );
     assert!(blob_parts.len() > 5, "{}", blob_parts.len());
     for ch in &blob_parts {
         let fences = ch.text.lines().filter(|l| l.starts_with("```")).count();
@@ -184,5 +192,75 @@ fn a_line_over_the_budget_is_cut() {
             "a part without the blob: {}",
             ch.text
         );
+    }
+}
+
+#[test]
+fn a_short_lead_in_opens_an_oversized_block() {
+    // A heading and one sentence before a long table and a long listing: each
+    // opens the first part of its block (no heading-only part), the table's
+    // later parts repeat its header, the listing's reopen its fence.
+    let mut text = String::from(
+        "# API\n\n## Options\n\nEvery option, by name:\n\n| name | meaning |\n|---|---|\n",
+    );
+    for i in 0..300 {
+        text.push_str(&format!(
+            "| opt{i} | sets the frobnication level {i} of the widget |\n"
+        ));
+    }
+    text.push_str("\n## Listing\n\n```rust\n");
+    for i in 0..400 {
+        text.push_str(&format!("let value_{i} = compute({i});\n"));
+    }
+    text.push_str("```\n");
+    let c = chunk(&text);
+    assert_tiles(&text, &c);
+    for ch in &c {
+        assert!(
+            ch.text.lines().count() > 2,
+            "a part with almost nothing: {:?}",
+            ch.text
+        );
+        assert!(
+            ch.token_est <= 600 + 20,
+            "too big: {} {:?}",
+            ch.token_est,
+            ch.text
+        );
+    }
+    let options: Vec<&Chunk> = c
+        .iter()
+        .filter(|ch| ch.title_path == ["API", "Options"])
+        .collect();
+    assert!(options.len() > 2);
+    assert!(
+        options[0].text.starts_with(
+            "# API\n\n## Options\n\nEvery option, by name:\n\n| name | meaning |\n|---|---|\n| opt0 "
+        ),
+        "{}",
+        options[0].text
+    );
+    for ch in &options[1..] {
+        assert!(
+            ch.text.starts_with("| name | meaning |\n|---|---|\n| opt"),
+            "{}",
+            ch.text
+        );
+    }
+    let listing: Vec<&Chunk> = c
+        .iter()
+        .filter(|ch| ch.title_path == ["API", "Listing"])
+        .collect();
+    assert!(listing.len() > 2);
+    assert!(
+        listing[0]
+            .text
+            .starts_with("## Listing\n\n```rust\nlet value_0"),
+        "{}",
+        listing[0].text
+    );
+    for ch in &listing {
+        let fences = ch.text.lines().filter(|l| l.starts_with("```")).count();
+        assert_eq!(fences, 2, "unbalanced fence in {:?}", ch.part);
     }
 }

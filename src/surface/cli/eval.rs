@@ -222,7 +222,11 @@ pub(super) fn eval(cli: &Cli, p: &Printer, args: &EvalArgs) -> anyhow::Result<Ex
                             Some((file, rest)) if *file == h.doc => rest,
                             _ => &h.title_path[..],
                         };
-                        format!("{} > {}", h.doc, path.join(" > "))
+                        if path.is_empty() {
+                            h.doc.clone()
+                        } else {
+                            format!("{} > {}", h.doc, path.join(" > "))
+                        }
                     })
                     .collect();
                 let absent = if o.absent.is_empty() {
