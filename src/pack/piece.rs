@@ -17,7 +17,7 @@ use crate::error::{Error, Result};
 /// Bytes of the lines around a piece, beyond the piece, up to which its lines
 /// are what to read: pretty-printed JSON chunks start after an indent and end
 /// before a comma, and a few such bytes cost less than a slice is to read.
-const LINE_SLACK: usize = 256;
+pub const LINE_SLACK: usize = 256;
 
 /// The character range `[start, end)` of the bytes `[b0, b1)` of the UTF-8
 /// file at `path` when the lines holding them hold much more (over

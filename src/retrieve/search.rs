@@ -135,8 +135,8 @@ pub struct BoxedSpan {
     pub start_line: usize,
     /// Number of lines.
     pub line_count: usize,
-    /// The hit's first character, zero-based, when it begins or ends inside a
-    /// line (a piece of minified JSON): its lines would hold far more.
+    /// The hit's first character, zero-based, when the lines that hold it
+    /// hold much more (a piece of minified JSON; see [`piece::char_span`]).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub start_index: Option<usize>,
     /// The hit's length in characters, with `start_index`.
@@ -145,8 +145,8 @@ pub struct BoxedSpan {
 }
 
 impl BoxedSpan {
-    /// The `resolve` operation and its two numbers that read exactly the hit:
-    /// `slice` for a piece of a line, else `lines`.
+    /// The `resolve` operation and its two numbers that read the hit: `slice`
+    /// for a piece of a long line, else `lines`.
     pub fn read_call(&self) -> (&'static str, usize, usize) {
         match (self.start_index, self.length) {
             (Some(start), Some(length)) => ("slice", start, length),
