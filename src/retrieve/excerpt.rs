@@ -42,44 +42,46 @@ const UNMATCHED_SHARE: usize = 32;
 
 /// How a budget is shared among chunks excerpted in order for a query: a
 /// chunk holding none of its terms gets [`UNMATCHED_SHARE`], and those that
-/// hold some split the rest by how many distinct terms each holds. Without a
-/// query, or when no chunk holds a term, every chunk gets an even share. An
-/// even split had given a file's one section about the query the same few
-/// tokens as every other: its heading and nothing of what matched.
+/// hold some split the rest evenly (their order already says which matters
+/// most). Without a query, or when no chunk holds a term, every chunk gets an
+/// even share. An even split of all had given a file's one section about the
+/// query the same few tokens as every other: its heading and nothing of what
+/// matched.
 pub struct Shares {
-    weights: Vec<usize>,
+    /// Whether each chunk holds a term of the query.
+    matched: Vec<bool>,
 }
 
 impl Shares {
-    /// Weighs `texts` (the chunks, in the order they are shown) by `terms`.
+    /// Tells which of `texts` (the chunks, in the order they are shown) hold
+    /// one of `terms`.
     pub fn new(texts: impl Iterator<Item = impl AsRef<str>>, terms: &[String]) -> Shares {
-        let weights = texts
+        let matched = texts
             .map(|text| {
                 let lower = text.as_ref().to_lowercase();
                 terms
                     .iter()
-                    .filter(|t| !t.is_empty() && lower.contains(t.as_str()))
-                    .count()
+                    .any(|t| !t.is_empty() && lower.contains(t.as_str()))
             })
             .collect();
-        Shares { weights }
+        Shares { matched }
     }
 
     /// The share of `remaining` tokens for chunk `i`, when chunks `i..` are
     /// still to be shown.
     pub fn of(&self, i: usize, remaining: usize) -> usize {
-        let rest = self.weights.get(i..).unwrap_or_default();
+        let rest = self.matched.get(i..).unwrap_or_default();
         let even = remaining / rest.len().max(1);
-        if self.weights.iter().all(|&w| w == 0) {
+        if !self.matched.contains(&true) {
             return even;
         }
-        if rest.first().is_none_or(|&w| w == 0) {
+        if !rest.first().copied().unwrap_or(false) {
             return even.min(UNMATCHED_SHARE);
         }
-        let total: usize = rest.iter().sum();
-        let unmatched = rest.iter().filter(|&&w| w == 0).count();
+        let matched = rest.iter().filter(|&&m| m).count();
+        let unmatched = rest.len() - matched;
         let reserve = unmatched.saturating_mul(UNMATCHED_SHARE).min(remaining / 2);
-        (remaining - reserve) * rest[0] / total
+        (remaining - reserve) / matched
     }
 }
 
@@ -271,8 +273,8 @@ mod tests {
         let shares = Shares::new(texts.iter(), &terms);
         // 1000 tokens: the first holds nothing, so a heading's worth.
         assert_eq!(shares.of(0, 1000), UNMATCHED_SHARE);
-        // Then 968 for three: one unmatched reserve, 2 of 3 weight units.
-        assert_eq!(shares.of(1, 968), (968 - UNMATCHED_SHARE) * 2 / 3);
+        // Then 968 for three: one unmatched reserve, half the rest.
+        assert_eq!(shares.of(1, 968), (968 - UNMATCHED_SHARE) / 2);
         assert_eq!(shares.of(2, 300), UNMATCHED_SHARE);
         assert_eq!(shares.of(3, 268), 268);
         // No query, or no chunk holding a term: even shares.
