@@ -9,7 +9,7 @@
 //! characters, never bytes), which this module works out from the file.
 
 use std::fs::File;
-use std::io::Read;
+use std::io::{Read, Seek, SeekFrom};
 use std::path::Path;
 
 use crate::error::{Error, Result};
@@ -24,65 +24,74 @@ pub const LINE_SLACK: usize = 256;
 /// [`LINE_SLACK`] bytes: a piece of a long line); `None` when those lines are
 /// about the piece, which `resolve lines` then reads, or when the file is
 /// shorter than the range (a value changed under the catalog: no slice is
-/// better than a wrong one). Reads the file up to a little past `b1`, in
-/// blocks, so a hit near the end of a 100 MB value costs a pass, not a copy.
+/// better than a wrong one). Deciding reads two short windows around the
+/// range; only a slice pays a pass over the file up to `b1`, in blocks, to
+/// count characters, so a hit in a 100 MB log costs two small reads.
 pub fn char_span(path: &Path, bytes: [usize; 2]) -> Result<Option<[usize; 2]>> {
     let [b0, b1] = bytes;
-    if b0 > b1 {
+    let mut file = File::open(path).map_err(|e| Error::io("cannot open", path, e))?;
+    let len = file
+        .metadata()
+        .map_err(|e| Error::io("cannot read", path, e))?
+        .len();
+    if b0 > b1 || u64::try_from(b1).map_or(true, |b1| b1 > len) {
         return Ok(None);
     }
-    let mut file = File::open(path).map_err(|e| Error::io("cannot open", path, e))?;
-    let mut block = vec![0u8; 64 << 10];
-    // Only newlines near the range matter (is its line within the slack?), so
-    // only two short windows are searched; the one pass over the value up to
-    // `b1` counts characters.
+    // The bytes just before the range: is there a newline within the slack?
     let ahead_from = b0.saturating_sub(LINE_SLACK + 1);
+    let ahead = window(&mut file, path, ahead_from, b0)?;
+    let gap_before = match ahead.iter().rposition(|&b| b == b'\n') {
+        Some(k) => b0 - (ahead_from + k + 1),
+        None if ahead_from == 0 => b0,
+        None => LINE_SLACK + 1,
+    };
+    // From the range's last byte, which may be the newline ending its line.
+    let past_from = b1.saturating_sub(1).max(b0);
     let past_to = b1.saturating_add(LINE_SLACK + 1);
+    let past = window(&mut file, path, past_from, past_to)?;
+    let gap_after = match past.iter().position(|&b| b == b'\n') {
+        Some(k) => (past_from + k).max(b1) - b1,
+        // The window ran into the end of the value: its line ends there.
+        None if past_from + past.len() < past_to => past_from + past.len() - b1,
+        None => LINE_SLACK + 1,
+    };
+    if gap_before + gap_after <= LINE_SLACK {
+        return Ok(None);
+    }
+    let (before, within) = count_chars(&mut file, path, [b0, b1])?;
+    Ok(Some([before, before + within]))
+}
+
+/// The bytes `[from, to)` of `file`, fewer where it ends first.
+fn window(file: &mut File, path: &Path, from: usize, to: usize) -> Result<Vec<u8>> {
+    let mut bytes = Vec::with_capacity(to.saturating_sub(from));
+    file.seek(SeekFrom::Start(from as u64))
+        .map_err(|e| Error::io("cannot read", path, e))?;
+    file.take(to.saturating_sub(from) as u64)
+        .read_to_end(&mut bytes)
+        .map_err(|e| Error::io("cannot read", path, e))?;
+    Ok(bytes)
+}
+
+/// Characters in `file` before `b0`, and within `[b0, b1)`, read in blocks.
+fn count_chars(file: &mut File, path: &Path, [b0, b1]: [usize; 2]) -> Result<(usize, usize)> {
+    file.seek(SeekFrom::Start(0))
+        .map_err(|e| Error::io("cannot read", path, e))?;
+    let mut block = vec![0u8; 64 << 10];
     let (mut read, mut before, mut within) = (0usize, 0usize, 0usize);
-    let mut newline_ahead: Option<usize> = None;
-    let mut newline_past: Option<usize> = None;
-    let mut at_end = false;
-    while read < past_to && newline_past.is_none() {
+    while read < b1 {
         let n = match file.read(&mut block) {
-            Ok(0) => {
-                at_end = true;
-                break;
-            }
+            Ok(0) => break,
             Ok(n) => n,
             Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
             Err(e) => return Err(Error::io("cannot read", path, e)),
         };
-        let got = &block[..n];
         let local = |at: usize| at.clamp(read, read + n) - read;
-        before += chars(&got[..local(b0)]);
-        within += chars(&got[local(b0)..local(b1)]);
-        let ahead = &got[local(ahead_from)..local(b0)];
-        if let Some(k) = ahead.iter().rposition(|&b| b == b'\n') {
-            newline_ahead = Some(read + local(ahead_from) + k);
-        }
-        // The range's own last byte may be the newline that ends its line.
-        let from = local(b1.saturating_sub(1).max(b0));
-        newline_past = got[from..local(past_to)]
-            .iter()
-            .position(|&b| b == b'\n')
-            .map(|k| read + from + k);
+        before += chars(&block[local(0)..local(b0)]);
+        within += chars(&block[local(b0)..local(b1)]);
         read += n;
     }
-    if read < b1 {
-        return Ok(None);
-    }
-    let gap_before = match newline_ahead {
-        Some(at) => b0 - (at + 1),
-        None if ahead_from == 0 => b0,
-        None => LINE_SLACK + 1,
-    };
-    let gap_after = match newline_past {
-        Some(at) => at.max(b1) - b1,
-        None if at_end => read - b1,
-        None => LINE_SLACK + 1,
-    };
-    let beyond = gap_before + gap_after;
-    Ok((beyond > LINE_SLACK).then_some([before, before + within]))
+    Ok((before, within))
 }
 
 /// Characters in UTF-8 `bytes`: every byte that does not continue a character.

@@ -214,8 +214,13 @@ pub fn lines(value: &str, start_line: i64, line_count: usize) -> Part<'_> {
 /// of "50 lines" is capped like any other, and the caller continues by
 /// characters from the cut's end.
 pub fn capped<'a>(value: &'a str, part: &Part<'a>, max_chars: usize) -> Option<Part<'a>> {
-    // Bytes are at least characters: most parts are told apart without counting.
-    if part.text.len() <= max_chars || part.text.chars().count() <= max_chars {
+    // Bytes are at least characters: most parts are told apart without
+    // counting, and a character part knows its length.
+    let chars = || match part.unit {
+        Unit::Chars => part.range[1] - part.range[0],
+        Unit::Lines => part.text.chars().count(),
+    };
+    if part.text.len() <= max_chars || chars() <= max_chars {
         return None;
     }
     let start = value[..part.byte_start].chars().count();

@@ -56,6 +56,11 @@ impl Shares {
     /// Tells which of `texts` (the chunks, in the order they are shown) hold
     /// one of `terms`.
     pub fn new(texts: impl Iterator<Item = impl AsRef<str>>, terms: &[String]) -> Shares {
+        if terms.iter().all(String::is_empty) {
+            return Shares {
+                matched: texts.map(|_| false).collect(),
+            };
+        }
         let matched = texts
             .map(|text| {
                 let lower = text.as_ref().to_lowercase();

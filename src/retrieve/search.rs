@@ -144,13 +144,33 @@ pub struct BoxedSpan {
     pub length: Option<usize>,
 }
 
+/// The `resolve` call that reads a boxed hit: the operation (`lines` or
+/// `slice`) and its two numbers, each named as the MCP tool for that
+/// operation names its parameter.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ReadCall {
+    /// `lines` or `slice`.
+    pub op: &'static str,
+    /// `start_line` and `line_count`, or `start_index` and `length`, with their values.
+    pub args: [(&'static str, usize); 2],
+}
+
 impl BoxedSpan {
-    /// The `resolve` operation and its two numbers that read the hit: `slice`
-    /// for a piece of a long line, else `lines`.
-    pub fn read_call(&self) -> (&'static str, usize, usize) {
+    /// The call that reads the hit: a slice for a piece of a long line, else
+    /// its lines.
+    pub fn read_call(&self) -> ReadCall {
         match (self.start_index, self.length) {
-            (Some(start), Some(length)) => ("slice", start, length),
-            _ => ("lines", self.start_line, self.line_count),
+            (Some(start), Some(length)) => ReadCall {
+                op: "slice",
+                args: [("start_index", start), ("length", length)],
+            },
+            _ => ReadCall {
+                op: "lines",
+                args: [
+                    ("start_line", self.start_line),
+                    ("line_count", self.line_count),
+                ],
+            },
         }
     }
 }

@@ -142,17 +142,20 @@ fn split_block(text: &str, s: usize, e: usize, block: &Block, max: usize) -> Vec
         }
         _ => None,
     };
-    // No later part may start before the lines its prefix repeats (the
-    // fence's opening line, the table's header and separator) have passed.
-    let first_bound = match (&fence, &header) {
-        (Some(_), _) => line_end(text, block.start),
-        (None, Some(h)) => block.start + h.len(),
-        _ => s,
-    };
-    let (prefix, suffix) = match (&fence, &header) {
-        (Some(f), _) => (f.opener.clone(), f.closer.clone()),
-        (None, Some(h)) => (h.clone(), String::new()),
-        _ => (String::new(), String::new()),
+    // What later parts repeat, and where the lines they repeat (the fence's
+    // opening line, the table's header and separator) have passed: no later
+    // part may start before that.
+    let (prefix, suffix, first_bound) = match (&fence, header) {
+        (Some(f), _) => (
+            f.opener.clone(),
+            f.closer.clone(),
+            line_end(text, block.start),
+        ),
+        (None, Some(h)) => {
+            let past = block.start + h.len();
+            (h, String::new(), past)
+        }
+        _ => (String::new(), String::new(), s),
     };
     let budget = max
         .saturating_sub(tokens::estimate(&prefix) + tokens::estimate(&suffix))

@@ -242,10 +242,11 @@ pub(super) fn search(cli: &Cli, p: &Printer, args: &SearchArgs) -> anyhow::Resul
                 } else {
                     format!(" --session {}", b.session)
                 };
-                let (op, from, count) = b.read_call();
+                let call = b.read_call();
+                let [(_, from), (_, count)] = call.args;
                 p.text(&format!(
-                    "   ctx resolve{flag} {op} {} {from} {count}\n",
-                    b.reference
+                    "   ctx resolve{flag} {} {} {from} {count}\n",
+                    call.op, b.reference
                 ));
             }
             for line in h.elsewhere() {

@@ -288,8 +288,6 @@ fn with_structured(mut result: CallToolResult, structured: Value) -> CallToolRes
     result
 }
 
-/// A piece of a value: a line saying which piece, then the text itself. The
-/// structured copy leaves the text out (it can be 100,000 chars).
 /// `p` of `value`, or its first [`READ_MAX_CHARS`] characters with the call
 /// that reads on when it holds more (a whole value, many lines, or one line of
 /// a minified JSON value): a tool answer must fit the host's cap.
@@ -307,6 +305,8 @@ fn at_most(value: &str, p: Part<'_>, reference: &str) -> CallToolResult {
     }
 }
 
+/// A piece of a value: a line saying which piece, then the text itself. The
+/// structured copy leaves the text out (it can be 100,000 chars).
 fn part(p: Part<'_>, note: Option<String>) -> CallToolResult {
     let mut header = format!("[{}", p.describe());
     if let Some(note) = &note {

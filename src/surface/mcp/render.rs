@@ -52,12 +52,7 @@ pub(crate) fn render_search(query: &str, r: &SearchResult) -> String {
                 // The arguments of the tool that reads exactly the hit: a
                 // piece of a long line (minified JSON) is a slice, since its
                 // lines would be the whole value.
-                let (op, from, count) = b.read_call();
-                let [from_arg, count_arg] = if op == "slice" {
-                    ["start_index", "length"]
-                } else {
-                    ["start_line", "line_count"]
-                };
+                let [(from_arg, from), (count_arg, count)] = b.read_call().args;
                 format!(
                     ", boxed output {} {from_arg} {from} {count_arg} {count}",
                     b.reference
