@@ -15,7 +15,9 @@
 //! keeps the plain ID, so adding a duplicate later never renames the original.
 //!
 //! **Doc stem.** The file name without its last extension, with every character
-//! outside `[A-Za-z0-9_.-]` replaced by `-` so an ID is one shell word.
+//! other than a letter, a digit (in any script) or `_.-` replaced by `-`, so an
+//! ID is one shell word and a file named `日本語.md` or `café.md` keeps a stem
+//! that says which file it is (`日本語:…`, `café:…`).
 
 use std::collections::HashMap;
 
@@ -37,7 +39,7 @@ pub fn stem(doc: &str) -> String {
     let cleaned: String = base
         .chars()
         .map(|c| {
-            if c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '-') {
+            if c.is_alphanumeric() || matches!(c, '_' | '.' | '-') {
                 c
             } else {
                 '-'
@@ -126,6 +128,10 @@ mod tests {
         assert_eq!(stem("README"), "README");
         assert_eq!(stem("a b/c d.e.md"), "c-d.e");
         assert_eq!(stem(".md"), ".md");
+        assert_eq!(stem("docs/ñ 日本.md"), "ñ-日本");
+        // A combining mark (a decomposed `é`), quotes and `$` are not
+        // letters: the stem stays one shell word.
+        assert_eq!(stem("cafe\u{301}'s $x.md"), "cafe--s--x");
     }
 
     #[test]

@@ -80,3 +80,30 @@ fn k8s_template_headings_do_not_collide() {
     }
     assert!(goals > 300, "only {goals} Goals sections");
 }
+
+/// A file named in another script keeps its name in its IDs (`日本語:…`, not
+/// `---:…`), and such an ID is fetched as the command line passes it.
+#[test]
+fn ids_keep_letters_of_any_script() {
+    let env = super::util::Env::empty();
+    env.write("docs/日本語.md", "# 概要\n\nquokka notes in Japanese\n");
+    env.write("café.md", "# Menu\n\nquokka coffee\n");
+    env.ctx(&["build", "-q"]).assert().success();
+    env.ctx(&["validate"]).assert().success();
+    let hits = env.json(&["search", "quokka"]);
+    let mut ids: Vec<String> = hits["hits"]
+        .as_array()
+        .expect("hits")
+        .iter()
+        .map(|h| h["id"].as_str().expect("id").to_string())
+        .collect();
+    ids.sort();
+    assert_eq!(ids.len(), 2, "{hits}");
+    assert!(ids[0].starts_with("café:"), "{ids:?}");
+    assert!(ids[1].starts_with("日本語:"), "{ids:?}");
+    let got = env.json(&["get", &ids[1]]);
+    assert_eq!(got["chunks"][0]["doc"], "docs/日本語.md", "{got}");
+    let out = env.ctx(&["get", &ids[0]]).output().expect("run");
+    assert!(out.status.success());
+    assert!(String::from_utf8_lossy(&out.stdout).contains("quokka coffee"));
+}
