@@ -4,7 +4,8 @@
 use predicates::prelude::*;
 
 use super::super::util::{Env, LEDGER_RS, SHAPE_RS};
-use super::{candidate_list, code_env, compiled_copies};
+use super::ranking::compiled_copies;
+use super::{candidate_list, code_env};
 
 /// `ctx symbol`: the exact node with context, a list for ambiguous names, a
 /// clear error for unknown ones.
