@@ -175,53 +175,8 @@ impl Retriever {
         )))
     }
 
-    /// One requested item: a chunk ID, or an indexed file's path (or the end
-    /// of it), which stands for all of that file's chunks in order.
-    fn expand(&self, requested: &str) -> Result<Vec<(Chunk, Option<String>, bool)>> {
-        if id::parse(requested).is_some() {
-            let (c, replaces) = self.lookup(requested)?;
-            return Ok(vec![(c, replaces, false)]);
-        }
-        let relative = self.project_path(requested);
-        let name = relative.as_ref();
-        let mut docs = if name.is_empty() {
-            Vec::new()
-        } else {
-            self.catalog.docs_named(name)?
-        };
-        // A whole path wins over the ends of longer ones (`README.md`).
-        if docs.iter().any(|d| d == name) {
-            docs.retain(|d| d == name);
-        }
-        match docs.as_slice() {
-            [] => Err(Error::Invalid(format!(
-                "`{}` is neither a chunk ID nor an indexed file; IDs look like `operations:3fa9c2e1d0` (doc stem, colon, 10 hex digits), files like `docs/ops.md` (path in the project, as search prints it). Use `ctx search` to find them",
-                requested.escape_debug()
-            ))),
-            [doc] => {
-                let mut chunks = Vec::new();
-                self.catalog.for_each_chunk_of(doc, |c| {
-                    chunks.push((c.clone(), None, true));
-                    Ok(())
-                })?;
-                Ok(chunks)
-            }
-            several => Err(Error::Invalid(format!(
-                "`{}` names {} indexed files: {}; give more of the path",
-                requested.escape_debug(),
-                several.len(),
-                several
-                    .iter()
-                    .take(5)
-                    .map(|d| format!("`{d}`"))
-                    .collect::<Vec<_>>()
-                    .join(", ")
-                    + if several.len() > 5 { ", …" } else { "" }
-            ))),
-        }
-    }
-
-    /// Chunks by ID (or every chunk of a named file) within the budget.
+    /// Chunks by ID (or every chunk of a named file, or of some of its
+    /// lines) within the budget.
     pub fn get(&self, ids: &[String], opts: &GetOptions) -> Result<GetResult> {
         if ids.is_empty() {
             return Err(Error::Invalid(

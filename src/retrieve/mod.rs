@@ -9,6 +9,7 @@ pub mod excerpt;
 pub mod fold;
 pub mod get;
 pub mod implicit;
+mod locate;
 pub mod preview;
 pub mod refs;
 pub mod search;

@@ -214,3 +214,74 @@ fn excerpts_for_a_query_go_to_the_sections_that_hold_it() {
         );
     }
 }
+
+/// A file with lines, as `search` prints a hit's place (`docs/a.md:5-9`),
+/// gets the chunks holding those lines: the hit itself, the one section
+/// holding a single line, or the sections a range spans, in order. Lines
+/// that cannot be the file's are refused with the reason.
+#[test]
+fn a_file_with_lines_gets_the_chunks_holding_them() {
+    let env = Env::empty();
+    env.write(
+        "docs/a.md",
+        "# Guide\n\nIntro about pelicans.\n\n## Install\n\nRun the installer.\nThen check the version.\n\n## Remove\n\nRun the uninstaller.\n",
+    );
+    env.ctx(&["build", "-q"]).assert().success();
+    let hits = env.json(&["search", "installer version", "-k", "1"]);
+    let hit = &hits["hits"][0];
+    let place = format!(
+        "{}:{}-{}",
+        hit["doc"].as_str().expect("doc"),
+        hit["lines"][0],
+        hit["lines"][1]
+    );
+    assert_eq!(place, "docs/a.md:5-9", "{hit}");
+    let titles = |item: &str| -> Vec<String> {
+        let r = env.json(&["get", item]);
+        r["chunks"]
+            .as_array()
+            .expect("chunks")
+            .iter()
+            .map(|c| {
+                c["title_path"]
+                    .as_array()
+                    .expect("path")
+                    .last()
+                    .expect("leaf")
+                    .to_string()
+            })
+            .collect()
+    };
+    assert_eq!(titles(&place), [r#""Install""#]);
+    assert_eq!(env.json(&["get", &place])["chunks"][0]["id"], hit["id"]);
+    assert_eq!(titles("docs/a.md:11"), [r#""Remove""#]);
+    assert_eq!(
+        titles("a.md:3-10"),
+        [r#""Guide""#, r#""Install""#, r#""Remove""#]
+    );
+    refused(
+        &env,
+        &["get", "docs/a.md:40"],
+        &["error: `docs/a.md:40`: line 40 is past the end of the file, whose last line is 12"],
+    );
+    refused(
+        &env,
+        &["get", "docs/a.md:0"],
+        &["error: `docs/a.md:0`: lines count from 1"],
+    );
+    refused(
+        &env,
+        &["get", "docs/a.md:9-5"],
+        &[
+            "error: `docs/a.md:9-5`: the range 9-5 ends before it starts; write the first line first",
+        ],
+    );
+    refused(
+        &env,
+        &["get", "docs/nope.md:3"],
+        &[
+            "error: `docs/nope.md:3` is neither a chunk ID nor an indexed file",
+            "`docs/ops.md:12-30`",
+        ],
+    );
+}

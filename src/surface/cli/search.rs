@@ -97,7 +97,8 @@ impl RerankArgs {
 /// Arguments of `ctx get`.
 #[derive(Debug, clap::Args)]
 pub struct GetArgs {
-    /// Chunk IDs, as printed by `ctx search`, or file paths (all of a file's chunks, in order).
+    /// Chunk IDs, as printed by `ctx search`, file paths (all of a file's chunks, in order), or
+    /// `path:START-END` / `path:LINE` (the chunks holding those lines, as search prints a hit's place).
     #[arg(required = true, num_args = 1..)]
     pub ids: Vec<String>,
     /// raw: whole chunks; excerpt: trimmed around the query; skeleton: headings and first lines.

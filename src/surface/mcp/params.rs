@@ -119,7 +119,7 @@ impl SearchParams {
 #[serde(deny_unknown_fields)]
 #[schemars(crate = "rmcp::schemars")]
 pub struct GetParams {
-    /// Chunk IDs from ctx_search, or file paths.
+    /// Chunk IDs from ctx_search, file paths, or `path:START-END` (the chunks holding those lines).
     pub ids: Vec<String>,
     /// Default raw.
     pub mode: Option<ModeParam>,

@@ -130,7 +130,7 @@ impl ToolName {
                 r#"Use it first, then ctx_get the top 2 IDs. If it answers "no evidence", say the docs do not cover it; do not guess. "kind":"code" keeps to functions and types. Example: {"query":"how to rotate the signing key"} then ctx_get {"ids":["<id1>","<id2>"],"mode":"excerpt","query":"rotate signing key"}."#
             }
             ToolName::Get => {
-                r#"raw: whole chunks (what does not fit is listed as omitted); excerpt: trimmed around query; skeleton: outline (code: bodies elided). A file path means all its chunks. Example: {"ids":["deploy:3fa9c2e1d0"],"mode":"excerpt","query":"rollback","budget":800}."#
+                r#"raw: whole chunks (what does not fit is listed as omitted); excerpt: trimmed around query; skeleton: outline (code: bodies elided). A file path means all its chunks; `path:12-30` (or `path:12`) the chunks holding those lines. Example: {"ids":["deploy:3fa9c2e1d0"],"mode":"excerpt","query":"rollback","budget":800}."#
             }
             ToolName::Evidence => {
                 r#"Cite the [id]s. If it answers "No evidence", say so instead of inventing. Example: {"query":"which ports does the agent use","budget":800}."#

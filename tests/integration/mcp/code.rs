@@ -57,6 +57,7 @@ fn symbol_and_file_outline_over_mcp() {
                 call("ctx_refs", json!({"name": "WalkBuilder", "budget": 60})),
                 call("ctx_refs", json!({"name": "two words"})),
                 call("ctx_symbol", json!({"name": "ring_index"})),
+                call("ctx_get", json!({"ids": ["rust/sample.rs:45"]})),
             ]),
         );
         let steps = report["steps"].as_array().expect("steps");
@@ -205,5 +206,10 @@ fn symbol_and_file_outline_over_mcp() {
             "{}",
             text(&steps[1], 0)
         );
+
+        // A file's line, as a hit's place is printed: the chunk holding it.
+        assert_ok(&steps[16]);
+        assert_eq!(s(16)["chunks"].as_array().map(Vec::len), Some(1), "{mode}");
+        assert_eq!(s(16)["chunks"][0]["id"], s(0)["id"], "{mode}: {}", s(16));
     }
 }
