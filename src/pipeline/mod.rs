@@ -81,6 +81,9 @@ pub struct BuildReport {
     pub tokens: usize,
     /// Bytes of indexed files.
     pub bytes: u64,
+    /// Bytes of the files this build read (their size or mtime had changed,
+    /// or it was a full rebuild): what its rate is over.
+    pub read_bytes: u64,
     /// Files (re)chunked by this build.
     pub changed: usize,
     /// Files dropped by this build.
@@ -322,6 +325,7 @@ pub fn build(seg: &Segment, settings: &Settings, opts: &BuildOptions<'_>) -> Res
             chunks,
             tokens,
             bytes: walked.files.iter().map(|f| f.size).sum(),
+            read_bytes: todo_bytes,
             noop: true,
             warnings,
             seconds: started.elapsed().as_secs_f64(),
@@ -425,6 +429,7 @@ pub fn build(seg: &Segment, settings: &Settings, opts: &BuildOptions<'_>) -> Res
         chunks,
         tokens,
         bytes: walked.files.iter().map(|f| f.size).sum(),
+        read_bytes: todo_bytes,
         changed: seen.changed.len(),
         removed: removed.len(),
         noop: false,

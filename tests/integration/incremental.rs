@@ -234,4 +234,12 @@ fn build_summary_names_a_rate_only_when_it_means_something() {
         big.contains("1 changed, 0 removed in ") && big.trim_end().ends_with(" MB/s)"),
         "{big}"
     );
+    // A small edit beside it: the rate would be over the megabyte it did
+    // not read again.
+    env.write("docs/small.md", "# Small\n\nA few words.\n");
+    let small = line(&env);
+    assert!(
+        small.contains("1 changed, 0 removed in ") && !small.contains("MB/s"),
+        "{small}"
+    );
 }

@@ -122,8 +122,9 @@ fn print_report(p: &Printer, seg: &Segment, r: &BuildReport) {
         r.warnings.len(),
         what,
         r.seconds,
-        // A rate over a few kilobytes, or over nothing read, says nothing.
-        if r.changed == 0 || r.bytes < 1_000_000 {
+        // A rate over a few kilobytes, or over nothing read, says nothing;
+        // nor does one over files this build did not read.
+        if r.changed == 0 || r.read_bytes < 1_000_000 {
             String::new()
         } else {
             format!(" ({:.1} MB/s)", mb_per_s(r))
@@ -133,7 +134,7 @@ fn print_report(p: &Printer, seg: &Segment, r: &BuildReport) {
 
 fn mb_per_s(r: &BuildReport) -> f64 {
     if r.seconds > 0.0 {
-        r.bytes as f64 / 1e6 / r.seconds
+        r.read_bytes as f64 / 1e6 / r.seconds
     } else {
         0.0
     }
