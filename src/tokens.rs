@@ -434,6 +434,26 @@ pub fn estimate(text: &str) -> usize {
     count.value()
 }
 
+/// The length of the longest prefix of `text` that ends on a char boundary and
+/// whose [`estimate`] is at most `max`, found in one pass: an estimate never
+/// falls as text is added, so the first boundary over `max` ends the search.
+pub fn longest_prefix_within(text: &str, max: usize) -> usize {
+    let bytes = text.as_bytes();
+    let mut count = Running::default();
+    let mut fits = 0;
+    for (i, &b) in bytes.iter().enumerate() {
+        count.push_byte(b);
+        // The prefix ends on a boundary unless the next byte continues a char.
+        if bytes.get(i + 1).is_none_or(|&n| n & 0xC0 != 0x80) {
+            if count.value() > max {
+                break;
+            }
+            fits = i + 1;
+        }
+    }
+    fits
+}
+
 /// [`estimate`] of a text that arrives piece by piece: after any pushes, `value` is the
 /// estimate of their concatenation, without rescanning what came before.
 #[derive(Debug, Clone, Copy, Default)]
@@ -447,10 +467,15 @@ impl Running {
     #[inline]
     pub fn push(&mut self, text: &str) {
         for &b in text.as_bytes() {
-            let i = self.row | CLASS[b as usize] as usize;
-            self.row = NEXT_ROW[i] as usize;
-            self.total += COST_FIXED[i] as usize;
+            self.push_byte(b);
         }
+    }
+
+    #[inline]
+    fn push_byte(&mut self, b: u8) {
+        let i = self.row | CLASS[b as usize] as usize;
+        self.row = NEXT_ROW[i] as usize;
+        self.total += COST_FIXED[i] as usize;
     }
 
     /// The estimate of everything pushed so far.

@@ -266,25 +266,13 @@ pub(super) fn cut_line(text: &str, start: usize, end: usize, max: usize, out: &m
     let mut at = start;
     while at < end {
         let rest = &text[at..end];
-        // Longest prefix that fits: grow by doubling, then binary search, so the
-        // cost is proportional to the piece (never to the rest of a huge line)
-        // and does not assume bytes per token. Estimates grow with the prefix.
-        let fits = |len: usize| tokens::estimate(&rest[..floor_boundary(rest, len)]) <= max;
-        let (mut low, mut high) = (0, 64.min(rest.len()));
-        while fits(high) {
-            if high == rest.len() {
-                out.push((at, end));
-                return;
-            }
-            low = high;
-            high = (high * 2).min(rest.len());
+        // One pass over the piece and the char after it: the cost is
+        // proportional to the piece, never to the rest of a huge line.
+        let mut len = tokens::longest_prefix_within(rest, max);
+        if len == rest.len() {
+            out.push((at, end));
+            return;
         }
-        // `low` fits and `high` does not.
-        while low + 1 < high {
-            let mid = low + (high - low) / 2;
-            if fits(mid) { low = mid } else { high = mid }
-        }
-        let mut len = floor_boundary(rest, low);
         if len == 0 {
             // One char over budget on its own (max < its estimate): take it anyway
             // rather than loop forever.
@@ -298,14 +286,6 @@ pub(super) fn cut_line(text: &str, start: usize, end: usize, max: usize, out: &m
         out.push((at, at + len));
         at += len;
     }
-}
-
-fn floor_boundary(text: &str, mut at: usize) -> usize {
-    at = at.min(text.len());
-    while !text.is_char_boundary(at) {
-        at -= 1;
-    }
-    at
 }
 
 /// One direct member of a JSON container.

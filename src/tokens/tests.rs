@@ -54,6 +54,26 @@ fn running_count_equals_estimate_of_concatenation() {
     }
 }
 
+/// The one-pass search ends where checking every char boundary would.
+#[test]
+fn longest_prefix_within_matches_every_boundary() {
+    let text = "## Heading\n\nSome prose, with `code`, numbers 123456.\n你好，世界。Ünïcödé — “quoted” 🎉 and more words";
+    for max in 0..=estimate(text) + 1 {
+        let expected = text
+            .char_indices()
+            .map(|(i, _)| i)
+            .chain([text.len()])
+            .filter(|&i| estimate(&text[..i]) <= max)
+            .max()
+            .unwrap_or(0);
+        assert_eq!(
+            super::longest_prefix_within(text, max),
+            expected,
+            "max {max}"
+        );
+    }
+}
+
 #[test]
 fn common_shapes_match_o200k() {
     // Real o200k counts: "hello"," world" / "fn"," main","()"," {}" /
