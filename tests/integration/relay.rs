@@ -4,6 +4,7 @@ use predicates::prelude::*;
 
 use super::util::{Env, boxed, ctx, refused, spawn_with_input};
 
+mod preview;
 mod search;
 
 /// The standard output of `ctx resolve ARGS`, which must succeed.

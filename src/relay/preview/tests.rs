@@ -194,3 +194,19 @@ fn huge_values_render_within_budget() {
     assert!(text.contains("chars)"), "minified line is cut: {text}");
     assert!(text.contains(".[] | .id"), "{text}");
 }
+
+#[test]
+fn values_of_a_long_array_say_how_many_items_they_counted() {
+    let items: Vec<String> = (0..60_000)
+        .map(|i| format!(r#"{{"id":{i},"ok":{}}}"#, i % 10 != 0))
+        .collect();
+    let v = format!("[{}]", items.join(","));
+    let text = preview(&v, MediaType::Json, &PreviewOptions::default()).render();
+    assert!(
+        text.contains(
+            "values (the first 50000 of 60000 items):\n  .[] | .ok: true ×45000, false ×5000\n"
+        ),
+        "{text}"
+    );
+    assert!(text.contains("\n  .[] | select(.ok == false)\n"), "{text}");
+}
