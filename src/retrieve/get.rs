@@ -195,6 +195,11 @@ impl Retriever {
         if !errors.is_empty() {
             return Err(Error::Invalid(errors.join("\n")));
         }
+        // A chunk asked for twice (an ID repeated, overlapping lines, a
+        // stale ID whose successor is also asked for) is returned once, where
+        // it was first asked for: the budget pays for it once.
+        let mut seen = std::collections::HashSet::new();
+        found.retain(|(c, _, _)| seen.insert(c.id.clone()));
         let terms = opts
             .query
             .as_deref()

@@ -218,7 +218,8 @@ fn excerpts_for_a_query_go_to_the_sections_that_hold_it() {
 /// A file with lines, as `search` prints a hit's place (`docs/a.md:5-9`),
 /// gets the chunks holding those lines: the hit itself, the one section
 /// holding a single line, or the sections a range spans, in order. Lines
-/// that cannot be the file's are refused with the reason.
+/// that cannot be the file's are refused with the reason. A chunk asked for
+/// twice comes once.
 #[test]
 fn a_file_with_lines_gets_the_chunks_holding_them() {
     let env = Env::empty();
@@ -259,6 +260,18 @@ fn a_file_with_lines_gets_the_chunks_holding_them() {
         titles("a.md:3-10"),
         [r#""Guide""#, r#""Install""#, r#""Remove""#]
     );
+    // Overlapping lines and a repeated ID: each chunk once, in the order
+    // first asked for.
+    let id = hit["id"].as_str().expect("id");
+    let twice = env.json(&["get", "docs/a.md:11", id, "docs/a.md:5-12", id]);
+    let ids: Vec<&str> = twice["chunks"]
+        .as_array()
+        .expect("chunks")
+        .iter()
+        .map(|c| c["id"].as_str().expect("id"))
+        .collect();
+    assert_eq!(ids.len(), 2, "{twice}");
+    assert_eq!(ids[1], id, "{twice}");
     refused(
         &env,
         &["get", "docs/a.md:40"],
