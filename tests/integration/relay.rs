@@ -4,8 +4,8 @@ use predicates::prelude::*;
 
 use super::util::{Env, boxed, ctx, refused, spawn_with_input};
 
-mod preview;
 mod search;
+mod shape;
 
 /// The standard output of `ctx resolve ARGS`, which must succeed.
 fn resolve(env: &Env, args: &[&str]) -> String {

@@ -41,6 +41,10 @@ pub struct QueryResult {
     pub outputs: Vec<String>,
     /// True when `max_output_chars` cut the outputs short.
     pub truncated: bool,
+    /// Why the outputs are all `null` when the query's path names a key the
+    /// value lacks (`.itemz`): jq answers `null`, which reads as "no data".
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
 }
 
 /// Runs a jq program (jaq, with jq's standard library) on a JSON value.
@@ -89,23 +93,32 @@ pub fn query(value: &str, jq: &str, opts: &QueryOptions) -> Result<QueryResult, 
     let mut outputs = Vec::new();
     let mut used = 0;
     let mut truncated = false;
-    for item in filter.id.run((ctx, input)) {
+    let mut all_null = true;
+    for item in filter.id.run((ctx, input.clone())) {
         if used >= opts.max_output_chars {
             // Only now is it known that something was left out.
             truncated = true;
             break;
         }
-        let val = item.map_err(|exn| ResolveError::QueryFailed {
-            query: jq.to_string(),
-            message: match exn.get_err() {
+        let val = item.map_err(|exn| {
+            let mut message = match exn.get_err() {
                 Ok(error) => error.to_string(),
                 Err(exn) => match exn.get_halt() {
                     Ok(code) => format!("the query called `halt` (exit code {code})"),
                     Err(_) => "internal jaq control flow escaped".to_string(),
                 },
-            },
-            outputs: outputs.len(),
+            };
+            // `.itemz[]` fails on iterating the null a missing key gives.
+            if let Some(note) = missing_key(&input, jq) {
+                let _ = write!(message, "; {note}");
+            }
+            ResolveError::QueryFailed {
+                query: jq.to_string(),
+                message,
+                outputs: outputs.len(),
+            }
         })?;
+        all_null &= matches!(val, Val::Null);
         let remaining = opts.max_output_chars.saturating_sub(used);
         let (text, cut) = format_output(&val, opts, remaining);
         used += text.chars().count();
@@ -122,7 +135,101 @@ pub fn query(value: &str, jq: &str, opts: &QueryOptions) -> Result<QueryResult, 
             });
         }
     }
-    Ok(QueryResult { outputs, truncated })
+    let note = if all_null && !outputs.is_empty() {
+        missing_key(&input, jq)
+    } else {
+        None
+    };
+    Ok(QueryResult {
+        outputs,
+        truncated,
+        note,
+    })
+}
+
+/// Keys listed in a missing key's note, at most.
+const KEYS_LISTED: usize = 12;
+
+/// The first key of the path that `jq` starts with (`.a.b`, `.a[0].b`,
+/// `.a[].b`, each step optionally `?`) that `input` lacks, said with the keys
+/// there are; `None` when the path is not of that form or every key exists.
+/// After `[]` the first item stands for all of them.
+fn missing_key(input: &jaq_json::Val, jq: &str) -> Option<String> {
+    use jaq_json::Val;
+    let mut at = input;
+    let mut path = String::new();
+    let mut rest = jq.trim_start();
+    loop {
+        rest = rest.trim_start_matches('?');
+        if let Some(after) = rest.strip_prefix("[]") {
+            let Val::Arr(items) = at else { return None };
+            at = items.first()?;
+            path.push_str("[]");
+            rest = after;
+        } else if let Some(after) = rest.strip_prefix('[') {
+            let end = after.find(']')?;
+            let i: usize = after[..end].trim().parse().ok()?;
+            let Val::Arr(items) = at else { return None };
+            at = items.get(i)?;
+            let _ = write!(path, "[{i}]");
+            rest = &after[end + 1..];
+        } else if let Some(after) = rest.strip_prefix('.') {
+            if after.starts_with('[') {
+                // `.[0]`, `.[]`: the dot only leads the index.
+                rest = after;
+                continue;
+            }
+            let len = after
+                .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+                .unwrap_or(after.len());
+            let key = &after[..len];
+            if key.is_empty() || key.starts_with(|c: char| c.is_ascii_digit()) {
+                return None;
+            }
+            let Val::Obj(map) = at else { return None };
+            let found = map.iter().find_map(|(k, v)| match k {
+                Val::TStr(b) if b.as_ref() == key.as_bytes() => Some(v),
+                _ => None,
+            });
+            let Some(next) = found else {
+                let keys: Vec<String> = map
+                    .keys()
+                    .take(KEYS_LISTED)
+                    .map(|k| match k {
+                        Val::TStr(b) => String::from_utf8_lossy(b).into_owned(),
+                        other => other.to_string(),
+                    })
+                    .collect();
+                let more = map.len().saturating_sub(KEYS_LISTED);
+                let there = if path.is_empty() {
+                    "the value".to_string()
+                } else if path == "[]" {
+                    "the items of the value (the first shown)".to_string()
+                } else if path.ends_with("[]") {
+                    format!(
+                        "the items of `{}` (the first shown)",
+                        &path[..path.len() - 2]
+                    )
+                } else {
+                    format!("`{path}`")
+                };
+                return Some(format!(
+                    "{there} has no key `{key}` (jq gives null for it); its keys: {}{}",
+                    keys.join(", "),
+                    if more > 0 {
+                        format!(" and {more} more")
+                    } else {
+                        String::new()
+                    }
+                ));
+            };
+            at = next;
+            let _ = write!(path, ".{key}");
+            rest = &after[len..];
+        } else {
+            return None;
+        }
+    }
 }
 
 /// Formats one output, writing at most `max_chars` chars; the flag says it was cut.

@@ -377,3 +377,47 @@ fn query_errors_say_what_to_do() {
     let err = query(ITEMS, "halt", &opts).expect_err("halt is an error, not an exit");
     assert!(err.to_string().contains("halt"), "{err}");
 }
+
+/// A path naming a key the value lacks answers null as jq does, with a note
+/// naming the key and the keys there are; a path whose keys all exist, or a
+/// query that is not a path, gets none.
+#[test]
+fn a_missing_key_is_named() {
+    let opts = QueryOptions::default();
+    let note = |jq: &str| query(ITEMS, jq, &opts).expect(jq).note;
+    assert_eq!(
+        note(".itemz").as_deref(),
+        Some("the value has no key `itemz` (jq gives null for it); its keys: items, note")
+    );
+    assert_eq!(
+        note(".items[1].nmae").as_deref(),
+        Some("`.items[1]` has no key `nmae` (jq gives null for it); its keys: name, n")
+    );
+    assert_eq!(
+        note(".items[]?.tag").as_deref(),
+        Some(
+            "the items of `.items` (the first shown) has no key `tag` (jq gives null for it); its keys: name, n, tags"
+        )
+    );
+    let root = r#"[{"a": 1}, {"a": 2}]"#;
+    let r = query(root, ".[].b", &opts).expect("runs");
+    assert_eq!(r.outputs, ["null", "null"]);
+    assert!(
+        r.note
+            .is_some_and(|n| n.starts_with("the items of the value"))
+    );
+    for fine in [
+        ".items[0].tags",
+        ".items[0].name",
+        "[.itemz]",
+        ".items | length",
+    ] {
+        assert_eq!(note(fine), None, "{fine}");
+    }
+    let err = query(ITEMS, ".itemz[] | .name", &opts).expect_err("null is not iterable");
+    assert!(
+        err.to_string()
+            .contains("the value has no key `itemz` (jq gives null for it)"),
+        "{err}"
+    );
+}

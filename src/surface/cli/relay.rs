@@ -430,6 +430,9 @@ pub(super) fn resolve_cmd(cli: &Cli, p: &Printer, args: &ResolveArgs) -> anyhow:
                         "output cut at {max_output_chars} characters; narrow the query"
                     ));
                 }
+                if let Some(note) = &r.note {
+                    p.note(&sanitize(note));
+                }
             }
         }
     }

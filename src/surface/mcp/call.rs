@@ -223,6 +223,9 @@ fn run(
                     options.max_output_chars
                 ));
             }
+            if let Some(note) = &r.note {
+                text.push_str(&format!("\n[{note}]"));
+            }
             Ok(answer(text, &r))
         }
     }

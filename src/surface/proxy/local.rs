@@ -187,6 +187,9 @@ fn run(tool: ToolName, args: &Value, cx: &LocalContext) -> Result<Vec<Value>, St
             if r.truncated {
                 out.push_str("\n[output cut at the relay's cap; narrow the query]");
             }
+            if let Some(note) = &r.note {
+                out.push_str(&format!("\n[{note}]"));
+            }
             Ok(vec![text(&out)])
         }
         ToolName::Evidence | ToolName::Symbol | ToolName::Refs => {

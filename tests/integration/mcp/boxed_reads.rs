@@ -103,7 +103,8 @@ fn relay_hits_name_the_call_that_reads_exactly_them() {
 /// "50 lines" of a one-line value (minified JSON) of ~300,000 characters are
 /// capped like a whole read: the first 100,000 characters, and the slice that
 /// reads on, which continues exactly where the cut stopped. A read within the
-/// cap is not cut.
+/// cap is not cut. A query naming a key the rows lack says so beside jq's
+/// nulls.
 #[test]
 fn reads_of_a_one_line_value_are_capped_and_read_on() {
     test_tools();
@@ -137,6 +138,10 @@ fn reads_of_a_one_line_value_are_capped_and_read_on() {
                 "internal_resource_read",
                 json!({"opaque_reference": reference})
             ),
+            call(
+                "internal_resource_query",
+                json!({"opaque_reference": reference, "jq": ".rows[0].nam"})
+            ),
         ]),
     );
     let steps = report["steps"].as_array().expect("steps");
@@ -169,4 +174,8 @@ fn reads_of_a_one_line_value_are_capped_and_read_on() {
         text(&steps[3], 0)
     );
     assert_eq!(text(&steps[3], 1), &value[..100_000]);
+    assert_eq!(
+        text(&steps[4], 0),
+        "null\n[`.rows[0]` has no key `nam` (jq gives null for it); its keys: id, name]"
+    );
 }

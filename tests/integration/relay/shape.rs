@@ -1,5 +1,8 @@
-//! What `box --preview` tells about a JSON value before any query: its
-//! shape, the values of its items' categorical fields, and jq that runs.
+//! What the relay tells about a JSON value's shape: `box --preview` before
+//! any query (its keys, the values of its items' categorical fields, jq that
+//! runs), and `resolve query` when a query's path names a key it lacks.
+
+use predicates::prelude::*;
 
 use super::super::util::{Env, boxed};
 use super::resolve;
@@ -39,4 +42,34 @@ fn a_preview_counts_categorical_values_and_selects_the_rare_one() {
     let failing: serde_json::Value = serde_json::from_str(&failing).expect("json");
     let outputs = failing["outputs"].as_array().expect("outputs");
     assert_eq!(outputs.len(), 52, "{failing}");
+}
+
+/// A query whose path names a key the value lacks prints jq's `null` and
+/// exits 0, as jq does, and says on stderr which key is missing and which
+/// keys there are; `--json` carries the same note.
+#[test]
+fn a_query_naming_a_missing_key_says_so() {
+    let env = Env::empty();
+    let items: Vec<serde_json::Value> = (0..2_000)
+        .map(|i| serde_json::json!({"id": i, "status": "ok", "pad": "y".repeat(40)}))
+        .collect();
+    let value = serde_json::json!({ "items": items }).to_string();
+    let out = boxed(env.path(), &value, &["--tool", "list"]);
+    let reference = out.trim();
+    env.ctx(&["resolve", "query", reference, ".items[0].stauts"])
+        .assert()
+        .success()
+        .stdout("null\n")
+        .stderr(predicate::str::contains(
+            "`.items[0]` has no key `stauts` (jq gives null for it); its keys: id, status, pad",
+        ));
+    let r = env.json(&["resolve", "query", reference, ".itemz"]);
+    assert_eq!(
+        r["note"], "the value has no key `itemz` (jq gives null for it); its keys: items",
+        "{r}"
+    );
+    env.ctx(&["resolve", "query", reference, ".items[0].status"])
+        .assert()
+        .success()
+        .stderr(predicate::str::is_empty());
 }
