@@ -1,4 +1,4 @@
-//! The values of a JSON array's categorical fields (`.items[].status: "ok"
+//! The values of a JSON array's categorical fields (`.items[] | .status: "ok"
 //! ×19794, "error" ×206`): which items there are to select, and how many of
 //! each, before an agent writes its first filter. A field is categorical when
 //! its values are short strings or booleans that repeat, few distinct ones
@@ -26,7 +26,7 @@ pub const MAX_ITEMS_COUNTED: usize = 50_000;
 /// A categorical field of an array's items and how often each value occurs.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct Category {
-    /// Its jq path, through every item (`.items[].status`).
+    /// Its jq path, through every item (`.items[] | .status`).
     pub path: String,
     /// The key in each item.
     #[serde(skip)]
