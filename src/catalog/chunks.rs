@@ -224,31 +224,6 @@ impl Catalog {
         self.for_each_chunk_where("doc = ?1 AND scope = 'docs'", params![doc], f)
     }
 
-    /// Calls `f` with each chunk of `doc` holding some of the 1-based lines
-    /// `[first, last]`, in order.
-    pub fn for_each_chunk_in_lines(
-        &self,
-        doc: &str,
-        [first, last]: [usize; 2],
-        f: impl FnMut(&Chunk) -> Result<()>,
-    ) -> Result<()> {
-        self.for_each_chunk_where(
-            "doc = ?1 AND scope = 'docs' AND l1 >= ?2 AND l0 <= ?3",
-            params![doc, first as i64, last as i64],
-            f,
-        )
-    }
-
-    /// The last line of `doc` that a chunk holds (0 when it has none).
-    pub fn last_line_of(&self, doc: &str) -> Result<usize> {
-        let n: Option<i64> = self
-            .conn
-            .prepare_cached("SELECT max(l1) FROM chunks WHERE doc = ?1 AND scope = 'docs'")
-            .and_then(|mut s| s.query_row(params![doc], |r| r.get(0)))
-            .map_err(|e| self.err(e))?;
-        Ok(n.unwrap_or(0).max(0) as usize)
-    }
-
     /// Calls `f` with the metadata of each chunk of `doc` in order.
     pub fn for_each_meta_of(
         &self,

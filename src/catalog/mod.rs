@@ -7,6 +7,7 @@
 
 pub mod boxes;
 mod chunks;
+mod places;
 mod spans;
 
 pub use chunks::{ChunkReader, RawMeta};

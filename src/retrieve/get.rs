@@ -59,6 +59,40 @@ pub struct Fetched {
     /// An entry of a file's outline (a file path asked for in skeleton mode).
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub outline: bool,
+    /// Set when the chunk is one part of a block or symbol split into
+    /// several: which part, and the parts next to it this answer lacks.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub part: Option<PartOf>,
+}
+
+/// A returned chunk's place among the parts of a split block or symbol.
+#[derive(Debug, Clone, Serialize)]
+pub struct PartOf {
+    /// `[i, n]`: part `i` of `n`.
+    pub index: [usize; 2],
+    /// The ID of the part before it, unless this answer holds it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub previous: Option<String>,
+    /// The ID of the part after it, unless this answer holds it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub next: Option<String>,
+}
+
+impl PartOf {
+    /// `[part 1 of 2; next part: doc:…]`, when a neighbouring part is missing
+    /// from the answer: a part cut off mid-function reads as the whole of it.
+    pub fn note(&self) -> Option<String> {
+        let [i, n] = self.index;
+        let mut out = format!("[part {i} of {n}");
+        if let Some(p) = &self.previous {
+            out.push_str(&format!("; previous part: {p}"));
+        }
+        if let Some(next) = &self.next {
+            out.push_str(&format!("; next part: {next}"));
+        }
+        out.push(']');
+        (self.previous.is_some() || self.next.is_some()).then_some(out)
+    }
 }
 
 /// A requested chunk that did not fit.
@@ -293,6 +327,17 @@ impl Retriever {
                 continue;
             }
             remaining -= est;
+            let part = match c.part {
+                Some(index) if !(of_file && opts.mode == Mode::Skeleton) => {
+                    let (previous, next) = self.catalog.neighbour_parts(&c.doc, c.bytes)?;
+                    Some(PartOf {
+                        index,
+                        previous,
+                        next,
+                    })
+                }
+                _ => None,
+            };
             chunks.push(Fetched {
                 trimmed: text != c.text,
                 id: c.id,
@@ -304,7 +349,14 @@ impl Retriever {
                 text,
                 replaces,
                 outline: of_file && opts.mode == Mode::Skeleton,
+                part,
             });
+        }
+        // A neighbouring part this answer holds needs no pointer to it.
+        let held: std::collections::HashSet<String> = chunks.iter().map(|c| c.id.clone()).collect();
+        for p in chunks.iter_mut().filter_map(|c| c.part.as_mut()) {
+            p.previous = p.previous.take().filter(|id| !held.contains(id));
+            p.next = p.next.take().filter(|id| !held.contains(id));
         }
         let used = budget.applied - remaining;
         let mut hints = Vec::new();

@@ -298,3 +298,51 @@ fn a_file_with_lines_gets_the_chunks_holding_them() {
         ],
     );
 }
+
+/// A part of a block split to fit the chunk budget says which part it is and
+/// names the parts next to it that the answer lacks, so a listing cut off
+/// mid-way does not pass for the whole of it; asked for together, the parts
+/// need no pointer.
+#[test]
+fn a_part_names_the_parts_next_to_it() {
+    let env = Env::empty();
+    env.write("_ctx/ctx.toml", "max_chunk_tokens = 80\n");
+    let listing: String = (0..60)
+        .map(|i| format!("let quokka_{i} = feed(quokka_{});\n", i + 1))
+        .collect();
+    env.write("notes.md", format!("# Feeding\n\n```rust\n{listing}```\n"));
+    env.ctx(&["build", "-q"]).assert().success();
+    let whole = env.json(&["get", "notes.md"]);
+    let parts: Vec<&str> = whole["chunks"]
+        .as_array()
+        .expect("chunks")
+        .iter()
+        .map(|c| c["id"].as_str().expect("id"))
+        .collect();
+    assert!(parts.len() >= 3, "{whole}");
+    let n = parts.len();
+    // The whole file holds every part: no pointers.
+    assert!(whole["chunks"][0]["part"].get("next").is_none(), "{whole}");
+    let first = env.json(&["get", parts[0]]);
+    assert_eq!(
+        first["chunks"][0]["part"]["index"],
+        serde_json::json!([1, n])
+    );
+    assert_eq!(first["chunks"][0]["part"]["next"], parts[1]);
+    let out = env.ctx(&["get", parts[1]]).output().expect("run");
+    let text = String::from_utf8(out.stdout).expect("utf8");
+    assert!(
+        text.ends_with(&format!(
+            "[part 2 of {n}; previous part: {}; next part: {}]\n",
+            parts[0], parts[2]
+        )),
+        "{text}"
+    );
+    let both = env.json(&["get", parts[0], parts[1]]);
+    assert!(both["chunks"][0]["part"].get("next").is_none(), "{both}");
+    assert!(
+        both["chunks"][1]["part"].get("previous").is_none(),
+        "{both}"
+    );
+    assert_eq!(both["chunks"][1]["part"]["next"], parts[2], "{both}");
+}

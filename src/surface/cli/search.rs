@@ -301,6 +301,9 @@ pub(super) fn get(cli: &Cli, p: &Printer, args: &GetArgs) -> anyhow::Result<Exit
                 if c.trimmed { ", trimmed" } else { "" },
                 sanitize(c.text.trim_end())
             ));
+            if let Some(note) = c.part.as_ref().and_then(|p| p.note()) {
+                p.text(&format!("{note}\n"));
+            }
         }
         for line in Omitted::lines(&result.omitted) {
             p.text(&format!("{}\n", sanitize(&line)));

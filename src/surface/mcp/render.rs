@@ -104,6 +104,12 @@ pub(crate) fn render_get(r: &GetResult) -> String {
             if c.trimmed { ", trimmed" } else { "" },
             c.text.trim_end()
         ));
+        if let Some(note) = c.part.as_ref().and_then(|p| p.note()) {
+            // Before the blank line that ends the chunk.
+            out.pop();
+            out.push_str(&note);
+            out.push_str("\n\n");
+        }
     }
     for line in Omitted::lines(&r.omitted) {
         out.push_str(&line);
