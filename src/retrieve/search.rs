@@ -86,6 +86,10 @@ pub struct Hit {
     pub score: f32,
     /// Chunk kind.
     pub kind: String,
+    /// `[i, n]` when the chunk is part `i` of a block or symbol split into
+    /// `n` (`get` names the parts next to it).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub part: Option<[usize; 2]>,
     /// Qualified symbol name, for code chunks that hold one.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub symbol: Option<String>,
@@ -106,6 +110,13 @@ pub struct Hit {
 }
 
 impl Hit {
+    /// `, part 1 of 3` for a part of a split block or symbol, else nothing.
+    pub fn part_label(&self) -> String {
+        self.part
+            .map(|[i, n]| format!(", part {i} of {n}"))
+            .unwrap_or_default()
+    }
+
     /// What was folded into the hit, one line each: `also in …` (copies),
     /// `declared in …`, `defined in …`.
     pub fn elsewhere(&self) -> Vec<String> {
@@ -468,6 +479,7 @@ impl Retriever {
                         title_path: c.title_path,
                         token_est: c.token_est,
                         lines: c.lines,
+                        part: c.part,
                         score,
                         kind: c.kind.as_str().to_string(),
                         symbol: c.symbol.as_ref().map(|s| s.qualified.clone()),

@@ -299,10 +299,10 @@ fn a_file_with_lines_gets_the_chunks_holding_them() {
     );
 }
 
-/// A part of a block split to fit the chunk budget says which part it is and
-/// names the parts next to it that the answer lacks, so a listing cut off
-/// mid-way does not pass for the whole of it; asked for together, the parts
-/// need no pointer.
+/// A part of a block split to fit the chunk budget says which part it is
+/// (in search hits too) and names the parts next to it that the answer
+/// lacks, so a listing cut off mid-way does not pass for the whole of it;
+/// asked for together, the parts need no pointer.
 #[test]
 fn a_part_names_the_parts_next_to_it() {
     let env = Env::empty();
@@ -337,6 +337,19 @@ fn a_part_names_the_parts_next_to_it() {
             parts[0], parts[2]
         )),
         "{text}"
+    );
+    // A search hit on a part says so.
+    let hits = env.json(&["search", "quokka_30", "-k", "1"]);
+    let [i, total] = [0, 1].map(|k| hits["hits"][0]["part"][k].as_u64().expect("part"));
+    assert_eq!(total as usize, n, "{hits}");
+    let out = env
+        .ctx(&["search", "quokka_30", "-k", "1"])
+        .output()
+        .expect("run");
+    let line = String::from_utf8(out.stdout).expect("utf8");
+    assert!(
+        line.contains(&format!(" tokens, part {i} of {n}  score ")),
+        "{line}"
     );
     let both = env.json(&["get", parts[0], parts[1]]);
     assert!(both["chunks"][0]["part"].get("next").is_none(), "{both}");

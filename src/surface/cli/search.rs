@@ -224,7 +224,7 @@ pub(super) fn search(cli: &Cli, p: &Printer, args: &SearchArgs) -> anyhow::Resul
         let mine = std::env::var("CTX_SESSION").unwrap_or_else(|_| DEFAULT_SESSION.into());
         for (i, h) in result.hits.iter().enumerate() {
             p.text(&format!(
-                "{}. {}  {}\n   {}:{}-{}  ~{} tokens  score {:.2}\n   {}\n",
+                "{}. {}  {}\n   {}:{}-{}  ~{} tokens{}  score {:.2}\n   {}\n",
                 i + 1,
                 p.accent(&h.id),
                 sanitize_name(&h.title_path.join(" > ")),
@@ -232,6 +232,7 @@ pub(super) fn search(cli: &Cli, p: &Printer, args: &SearchArgs) -> anyhow::Resul
                 h.lines[0],
                 h.lines[1],
                 h.token_est,
+                h.part_label(),
                 h.score,
                 p.dim(&sanitize(&h.preview)),
             ));

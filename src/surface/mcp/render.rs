@@ -60,7 +60,7 @@ pub(crate) fn render_search(query: &str, r: &SearchResult) -> String {
             })
             .unwrap_or_default();
         out.push_str(&format!(
-            "{}. {}  {} ({}:{}-{}, ~{} tokens{boxed})\n   {}\n",
+            "{}. {}  {} ({}:{}-{}, ~{} tokens{}{boxed})\n   {}\n",
             i + 1,
             h.id,
             h.title_path.join(" > "),
@@ -68,6 +68,7 @@ pub(crate) fn render_search(query: &str, r: &SearchResult) -> String {
             h.lines[0],
             h.lines[1],
             h.token_est,
+            h.part_label(),
             h.preview
         ));
         for line in h.elsewhere() {
