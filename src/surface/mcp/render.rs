@@ -94,8 +94,14 @@ pub(crate) fn render_get(r: &GetResult) -> String {
                 "(`{old}` is stale: its section changed; this is the chunk now at the same heading)\n"
             ));
         }
+        let part = c
+            .part
+            .as_ref()
+            .and_then(|p| p.note())
+            .map(|n| format!("\n{n}"))
+            .unwrap_or_default();
         out.push_str(&format!(
-            "[{}] {} ({}:{}-{}, ~{} tokens{})\n{}\n\n",
+            "[{}] {} ({}:{}-{}, ~{} tokens{})\n{}{part}\n\n",
             c.id,
             c.title_path.join(" > "),
             c.doc,
@@ -105,12 +111,6 @@ pub(crate) fn render_get(r: &GetResult) -> String {
             if c.trimmed { ", trimmed" } else { "" },
             c.text.trim_end()
         ));
-        if let Some(note) = c.part.as_ref().and_then(|p| p.note()) {
-            // Before the blank line that ends the chunk.
-            out.pop();
-            out.push_str(&note);
-            out.push_str("\n\n");
-        }
     }
     for line in Omitted::lines(&r.omitted) {
         out.push_str(&line);
@@ -370,6 +370,45 @@ mod tests {
             render_search("q", &r).starts_with("Note: no indexed text contains"),
             "{}",
             render_search("q", &r)
+        );
+    }
+
+    /// A part of a split block ends with the parts next to it that the
+    /// answer lacks, before the blank line that ends the chunk.
+    #[test]
+    fn a_part_names_its_neighbours() {
+        use crate::retrieve::get::{Fetched, PartOf};
+        let chunk = Fetched {
+            id: "notes:0123456789".into(),
+            doc: "notes.md".into(),
+            title_path: vec!["Feeding".into()],
+            lines: [3, 20],
+            text: "```rust\nlet a = 1;\n```\n".into(),
+            token_est: 9,
+            full_token_est: 9,
+            trimmed: false,
+            replaces: None,
+            outline: false,
+            part: Some(PartOf {
+                index: [1, 3],
+                previous: None,
+                next: Some("notes:abcdef0123".into()),
+            }),
+        };
+        let r = GetResult {
+            chunks: vec![chunk],
+            omitted: Vec::new(),
+            budget: crate::retrieve::Budget {
+                requested: 100,
+                applied: 100,
+                clamped: false,
+            },
+            used: 9,
+            hint: None,
+        };
+        assert_eq!(
+            render_get(&r),
+            "[notes:0123456789] Feeding (notes.md:3-20, ~9 tokens)\n```rust\nlet a = 1;\n```\n[part 1 of 3; next part: notes:abcdef0123]"
         );
     }
 }
