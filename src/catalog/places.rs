@@ -33,25 +33,28 @@ impl Catalog {
         Ok(n.unwrap_or(0).max(0) as usize)
     }
 
-    /// The IDs of the parts before and after the part of a split block or
-    /// symbol at bytes `[b0, b1)` of `doc`: chunks tile a document, so they
-    /// are the parts that end at `b0` and start at `b1`.
-    pub fn neighbour_parts(
-        &self,
-        doc: &str,
-        [b0, b1]: [usize; 2],
-    ) -> Result<(Option<String>, Option<String>)> {
-        let id_where = |cond: &str, at: usize| -> Result<Option<String>> {
-            self.conn
-                .prepare_cached(&format!(
-                    "SELECT id FROM chunks WHERE doc = ?1 AND part IS NOT NULL AND {cond} = ?2 LIMIT 1"
-                ))
-                .and_then(|mut s| {
-                    s.query_row(params![doc, at as i64], |r| r.get(0))
-                        .optional()
-                })
-                .map_err(|e| self.err(e))
-        };
-        Ok((id_where("b1", b0)?, id_where("b0", b1)?))
+    /// The ID of the part of a split block or symbol in `doc` that ends at
+    /// byte `at`: chunks tile a document, so it is the part before the one
+    /// starting there.
+    pub fn part_ending_at(&self, doc: &str, at: usize) -> Result<Option<String>> {
+        self.part_where(doc, "b1", at)
+    }
+
+    /// The ID of the part in `doc` that starts at byte `at`: the part after
+    /// the one ending there.
+    pub fn part_starting_at(&self, doc: &str, at: usize) -> Result<Option<String>> {
+        self.part_where(doc, "b0", at)
+    }
+
+    fn part_where(&self, doc: &str, edge: &str, at: usize) -> Result<Option<String>> {
+        self.conn
+            .prepare_cached(&format!(
+                "SELECT id FROM chunks WHERE doc = ?1 AND part IS NOT NULL AND {edge} = ?2 LIMIT 1"
+            ))
+            .and_then(|mut s| {
+                s.query_row(params![doc, at as i64], |r| r.get(0))
+                    .optional()
+            })
+            .map_err(|e| self.err(e))
     }
 }

@@ -3,6 +3,8 @@
 
 use serde::Serialize;
 
+pub use super::parts::PartOf;
+use super::parts::Placed;
 use super::{Budget, Retriever, excerpt};
 use crate::chunk::{Chunk, id};
 use crate::error::{Error, Result};
@@ -63,36 +65,6 @@ pub struct Fetched {
     /// several: which part, and the parts next to it this answer lacks.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub part: Option<PartOf>,
-}
-
-/// A returned chunk's place among the parts of a split block or symbol.
-#[derive(Debug, Clone, Serialize)]
-pub struct PartOf {
-    /// `[i, n]`: part `i` of `n`.
-    pub index: [usize; 2],
-    /// The ID of the part before it, unless this answer holds it.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub previous: Option<String>,
-    /// The ID of the part after it, unless this answer holds it.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub next: Option<String>,
-}
-
-impl PartOf {
-    /// `[part 1 of 2; next part: doc:…]`, when a neighbouring part is missing
-    /// from the answer: a part cut off mid-function reads as the whole of it.
-    pub fn note(&self) -> Option<String> {
-        let [i, n] = self.index;
-        let mut out = format!("[part {i} of {n}");
-        if let Some(p) = &self.previous {
-            out.push_str(&format!("; previous part: {p}"));
-        }
-        if let Some(next) = &self.next {
-            out.push_str(&format!("; next part: {next}"));
-        }
-        out.push(']');
-        (self.previous.is_some() || self.next.is_some()).then_some(out)
-    }
 }
 
 /// A requested chunk that did not fit.
@@ -281,6 +253,8 @@ impl Retriever {
         // What the omitted chunks would cost as this mode shows them.
         let mut short = 0;
         let mut nesting = Nesting::default();
+        // Where each returned chunk sits, for [`Retriever::place_parts`].
+        let mut placed: Vec<Placed> = Vec::new();
         let shares = excerpt::Shares::new(found.iter().map(|(c, _, _)| super::readable(c)), &terms);
         for (i, (c, replaces, of_file)) in found.into_iter().enumerate() {
             let share = match opts.mode {
@@ -327,17 +301,10 @@ impl Retriever {
                 continue;
             }
             remaining -= est;
-            let part = match c.part {
-                Some(index) if !(of_file && opts.mode == Mode::Skeleton) => {
-                    let (previous, next) = self.catalog.neighbour_parts(&c.doc, c.bytes)?;
-                    Some(PartOf {
-                        index,
-                        previous,
-                        next,
-                    })
-                }
-                _ => None,
-            };
+            placed.push(Placed {
+                bytes: c.bytes,
+                part: c.part.filter(|_| !(of_file && opts.mode == Mode::Skeleton)),
+            });
             chunks.push(Fetched {
                 trimmed: text != c.text,
                 id: c.id,
@@ -349,15 +316,10 @@ impl Retriever {
                 text,
                 replaces,
                 outline: of_file && opts.mode == Mode::Skeleton,
-                part,
+                part: None,
             });
         }
-        // A neighbouring part this answer holds needs no pointer to it.
-        let held: std::collections::HashSet<String> = chunks.iter().map(|c| c.id.clone()).collect();
-        for p in chunks.iter_mut().filter_map(|c| c.part.as_mut()) {
-            p.previous = p.previous.take().filter(|id| !held.contains(id));
-            p.next = p.next.take().filter(|id| !held.contains(id));
-        }
+        self.place_parts(&mut chunks, &placed)?;
         let used = budget.applied - remaining;
         let mut hints = Vec::new();
         if let Some(note) = budget.clamp_note() {

@@ -10,6 +10,7 @@ pub mod fold;
 pub mod get;
 pub mod implicit;
 mod locate;
+mod parts;
 pub mod preview;
 pub mod refs;
 pub mod search;
