@@ -72,7 +72,7 @@ impl Evidence {
             ));
             out.push_str(c.text.trim_end());
             out.push('\n');
-            if let Some(note) = c.part.as_ref().and_then(|p| p.note()) {
+            if let Some(note) = c.part_note() {
                 out.push_str(&note);
                 out.push('\n');
             }

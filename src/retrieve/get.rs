@@ -146,8 +146,9 @@ impl Retriever {
     pub fn lookup(&self, requested: &str) -> Result<(Chunk, Option<String>)> {
         if id::parse(requested).is_none() {
             return Err(Error::Invalid(format!(
-                "`{}` is not a chunk ID; IDs look like `operations:3fa9c2e1d0` (doc stem, colon, 10 hex digits). Use `ctx search` to find them",
-                requested.escape_debug()
+                "`{}` is not a chunk ID; {}. Use `ctx search` to find them",
+                requested.escape_debug(),
+                super::locate::ID_SHAPE
             )));
         }
         if let Some(c) = self.catalog.chunk(requested)? {

@@ -81,9 +81,13 @@ impl Retriever {
     }
 }
 
+/// How a chunk ID looks, for messages about something that is not one.
+pub(super) const ID_SHAPE: &str =
+    "IDs look like `operations:3fa9c2e1d0` (doc stem, colon, 10 hex digits)";
+
 fn unknown(requested: &str) -> Error {
     Error::Invalid(format!(
-        "`{}` is neither a chunk ID nor an indexed file; IDs look like `operations:3fa9c2e1d0` (doc stem, colon, 10 hex digits), files like `docs/ops.md` or, for some of its lines, `docs/ops.md:12-30` (path in the project, as search prints it). Use `ctx search` to find them",
+        "`{}` is neither a chunk ID nor an indexed file; {ID_SHAPE}, files like `docs/ops.md` or, for some of its lines, `docs/ops.md:12-30` (path in the project, as search prints it). Use `ctx search` to find them",
         requested.escape_debug()
     ))
 }

@@ -40,6 +40,14 @@ impl PartOf {
     }
 }
 
+impl Fetched {
+    /// [`PartOf::note`] of this chunk, when it is a part with a neighbour
+    /// the answer lacks.
+    pub fn part_note(&self) -> Option<String> {
+        self.part.as_ref().and_then(PartOf::note)
+    }
+}
+
 /// Where a returned chunk sits: its bytes in its document, and its part
 /// (`None` also for a part shown as an outline entry).
 pub(super) struct Placed {

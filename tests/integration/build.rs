@@ -284,12 +284,7 @@ fn odd_file_names_stay_on_their_line() {
     assert!(!out.contains('\u{1b}') && !out.contains('\t'), "{out}");
     // JSON keeps the real name, for tools.
     let hits = env.json(&["search", "pelicans"]);
-    let docs: Vec<&str> = hits["hits"]
-        .as_array()
-        .expect("hits")
-        .iter()
-        .map(|h| h["doc"].as_str().expect("doc"))
-        .collect();
+    let docs = super::util::strings(&hits, "hits", "doc");
     assert!(docs.contains(&"a\nb.md"), "{docs:?}");
 }
 

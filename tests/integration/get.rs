@@ -2,7 +2,7 @@
 
 use predicates::prelude::*;
 
-use super::util::{Env, refused};
+use super::util::{Env, refused, strings};
 
 /// `get` respects the budget and names what does not fit.
 #[test]
@@ -264,12 +264,7 @@ fn a_file_with_lines_gets_the_chunks_holding_them() {
     // first asked for.
     let id = hit["id"].as_str().expect("id");
     let twice = env.json(&["get", "docs/a.md:11", id, "docs/a.md:5-12", id]);
-    let ids: Vec<&str> = twice["chunks"]
-        .as_array()
-        .expect("chunks")
-        .iter()
-        .map(|c| c["id"].as_str().expect("id"))
-        .collect();
+    let ids = strings(&twice, "chunks", "id");
     assert_eq!(ids.len(), 2, "{twice}");
     assert_eq!(ids[1], id, "{twice}");
     refused(
@@ -313,12 +308,7 @@ fn a_part_names_the_parts_next_to_it() {
     env.write("notes.md", format!("# Feeding\n\n```rust\n{listing}```\n"));
     env.ctx(&["build", "-q"]).assert().success();
     let whole = env.json(&["get", "notes.md"]);
-    let parts: Vec<&str> = whole["chunks"]
-        .as_array()
-        .expect("chunks")
-        .iter()
-        .map(|c| c["id"].as_str().expect("id"))
-        .collect();
+    let parts = strings(&whole, "chunks", "id");
     assert!(parts.len() >= 3, "{whole}");
     let n = parts.len();
     // The whole file holds every part: no pointers.

@@ -91,19 +91,14 @@ fn ids_keep_letters_of_any_script() {
     env.ctx(&["build", "-q"]).assert().success();
     env.ctx(&["validate"]).assert().success();
     let hits = env.json(&["search", "quokka"]);
-    let mut ids: Vec<String> = hits["hits"]
-        .as_array()
-        .expect("hits")
-        .iter()
-        .map(|h| h["id"].as_str().expect("id").to_string())
-        .collect();
+    let mut ids = super::util::strings(&hits, "hits", "id");
     ids.sort();
     assert_eq!(ids.len(), 2, "{hits}");
     assert!(ids[0].starts_with("café:"), "{ids:?}");
     assert!(ids[1].starts_with("日本語:"), "{ids:?}");
-    let got = env.json(&["get", &ids[1]]);
+    let got = env.json(&["get", ids[1]]);
     assert_eq!(got["chunks"][0]["doc"], "docs/日本語.md", "{got}");
-    let out = env.ctx(&["get", &ids[0]]).output().expect("run");
+    let out = env.ctx(&["get", ids[0]]).output().expect("run");
     assert!(out.status.success());
     assert!(String::from_utf8_lossy(&out.stdout).contains("quokka coffee"));
 }

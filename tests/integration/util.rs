@@ -202,6 +202,21 @@ pub fn refused(env: &Env, args: &[&str], says: &[&str]) {
     }
 }
 
+/// The string `key` of each item of the list `list` in a JSON answer
+/// (`strings(&r, "chunks", "id")`).
+pub fn strings<'a>(answer: &'a serde_json::Value, list: &str, key: &str) -> Vec<&'a str> {
+    answer[list]
+        .as_array()
+        .unwrap_or_else(|| panic!("no list `{list}` in {answer}"))
+        .iter()
+        .map(|item| {
+            item[key]
+                .as_str()
+                .unwrap_or_else(|| panic!("no string `{key}` in {item}"))
+        })
+        .collect()
+}
+
 /// Recursive copy (symlinks copied as links).
 pub fn copy_dir(from: &Path, to: &Path) {
     std::fs::create_dir_all(to).expect("mkdir");

@@ -120,18 +120,17 @@ fn shape(value: &Value, max_keys: usize) -> JsonShape {
         }
     }
     let array = find_array(value, ".", 0);
-    let values = match &array {
-        Some((path, items)) => values::categories(&each_item(path), items),
-        None => Vec::new(),
-    };
-    let values_of = match &array {
-        Some((_, items)) if !values.is_empty() && items.len() > values::MAX_ITEMS_COUNTED => {
-            Some(ValuesOf {
+    let (values, values_of) = match &array {
+        Some((path, items)) => {
+            let values = values::categories(&each_item(path), items);
+            let partial = !values.is_empty() && items.len() > values::MAX_ITEMS_COUNTED;
+            let of = partial.then_some(ValuesOf {
                 counted: values::MAX_ITEMS_COUNTED,
                 items: items.len(),
-            })
+            });
+            (values, of)
         }
-        _ => None,
+        None => (Vec::new(), None),
     };
     JsonShape {
         top: type_of(value),

@@ -302,7 +302,7 @@ pub(super) fn get(cli: &Cli, p: &Printer, args: &GetArgs) -> anyhow::Result<Exit
                 if c.trimmed { ", trimmed" } else { "" },
                 sanitize(c.text.trim_end())
             ));
-            if let Some(note) = c.part.as_ref().and_then(|p| p.note()) {
+            if let Some(note) = c.part_note() {
                 p.text(&format!("{note}\n"));
             }
         }

@@ -94,12 +94,7 @@ pub(crate) fn render_get(r: &GetResult) -> String {
                 "(`{old}` is stale: its section changed; this is the chunk now at the same heading)\n"
             ));
         }
-        let part = c
-            .part
-            .as_ref()
-            .and_then(|p| p.note())
-            .map(|n| format!("\n{n}"))
-            .unwrap_or_default();
+        let part = c.part_note().map(|n| format!("\n{n}")).unwrap_or_default();
         out.push_str(&format!(
             "[{}] {} ({}:{}-{}, ~{} tokens{})\n{}{part}\n\n",
             c.id,
