@@ -80,16 +80,14 @@ pub enum Error {
         indexed: usize,
     },
     /// A search of project files in a segment that has none.
-    #[error(
-        "nothing is indexed in `{}`: it has no Markdown, text or code files ctx reads{}. Run ctx in your project's directory or pass `-s DIR` (what is read: `include` and `exclude` in _ctx/ctx.toml)",
-        root.display(),
-        if *boxed { "; only boxed tool outputs are, which scope relay searches (`--scope relay`)" } else { "" }
-    )]
+    #[error("{}", nothing_indexed(root, *boxed, skipped))]
     NothingIndexed {
         /// The segment root.
         root: PathBuf,
         /// Whether tool outputs are boxed there.
         boxed: bool,
+        /// The files the last build skipped, as `path: why`.
+        skipped: Vec<String>,
     },
     /// A pack file that cannot be read as a pack.
     #[error("context pack `{path}` cannot be read: {message}")]
@@ -128,6 +126,32 @@ impl Error {
             path: path.as_ref().to_path_buf(),
             source,
         }
+    }
+}
+
+/// The message of [`Error::NothingIndexed`]: when the build skipped every file
+/// it found, which ones and why, since "no files" would send the reader to
+/// the wrong directory.
+fn nothing_indexed(root: &Path, boxed: bool, skipped: &[String]) -> String {
+    let relay = if boxed {
+        "; only boxed tool outputs are, which scope relay searches (`--scope relay`)"
+    } else {
+        ""
+    };
+    match skipped {
+        [] => format!(
+            "nothing is indexed in `{}`: it has no Markdown, text or code files ctx reads{relay}. Run ctx in your project's directory or pass `-s DIR` (what is read: `include` and `exclude` in _ctx/ctx.toml)",
+            root.display()
+        ),
+        [only] => format!(
+            "nothing is indexed in `{}`: the one file ctx would read was skipped{relay}: {only}",
+            root.display()
+        ),
+        [first, rest @ ..] => format!(
+            "nothing is indexed in `{}`: all {} files ctx would read were skipped{relay}; the first: {first} (`ctx build` lists them all)",
+            root.display(),
+            rest.len() + 1
+        ),
     }
 }
 

@@ -8,9 +8,11 @@
 pub mod boxes;
 mod chunks;
 mod places;
+mod skipped;
 mod spans;
 
 pub use chunks::{ChunkReader, RawMeta};
+pub use skipped::Skip;
 pub use spans::PackSpan;
 
 use std::collections::HashMap;
@@ -23,7 +25,7 @@ use crate::chunk::id;
 use crate::error::{Error, Result};
 
 /// The catalog layout this ctx writes (`PRAGMA user_version`).
-const LAYOUT: i64 = 5;
+const LAYOUT: i64 = 6;
 
 /// A file as recorded by the last committed build.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -92,7 +94,8 @@ impl Catalog {
             [],
             |r| r.get(0),
         )?;
-        if has_chunks {
+        // Layout 6 only added the `skipped` table: layout 5's rows stand.
+        if has_chunks && version != 5 {
             self.conn.execute_batch(
                 "BEGIN;
                  DROP TABLE IF EXISTS chunks;

@@ -1,4 +1,4 @@
--- ctx catalog, layout 5 (PRAGMA user_version). Derived data except `boxes`: deleting
+-- ctx catalog, layout 6 (PRAGMA user_version). Derived data except `boxes`: deleting
 -- context.db forces a full rebuild.
 CREATE TABLE IF NOT EXISTS meta (
     key   TEXT PRIMARY KEY,
@@ -84,4 +84,13 @@ CREATE TABLE IF NOT EXISTS pack_spans (
     chunks INTEGER NOT NULL,   -- digest: chunk count, tokens, top headings
     tokens INTEGER NOT NULL,
     tops   TEXT NOT NULL       -- JSON array
+);
+-- Files the last build found but did not index (too large, binary, not UTF-8,
+-- generated or minified, unreadable), with why. A file still at this size and
+-- mtime is not read again, yet still named in warnings and in "no evidence".
+CREATE TABLE IF NOT EXISTS skipped (
+    path     TEXT PRIMARY KEY,
+    size     INTEGER NOT NULL,
+    mtime_ns INTEGER NOT NULL,
+    message  TEXT NOT NULL
 );

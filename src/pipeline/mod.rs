@@ -33,6 +33,7 @@ use read::{Fresh, Outcome};
 
 mod pack_out;
 mod read;
+mod skips;
 
 /// Receives build progress (the CLI draws a bar with it).
 pub trait Progress: Sync {
@@ -81,8 +82,9 @@ pub struct BuildReport {
     pub tokens: usize,
     /// Bytes of indexed files.
     pub bytes: u64,
-    /// Bytes of the files this build read (their size or mtime had changed,
-    /// or it was a full rebuild): what its rate is over.
+    /// Bytes of the files this build read and indexed or found unchanged
+    /// (their size or mtime had changed, or it was a full rebuild), skipped
+    /// files aside: what its rate is over.
     pub read_bytes: u64,
     /// Files (re)chunked by this build.
     pub changed: usize,
@@ -212,8 +214,19 @@ pub fn build(seg: &Segment, settings: &Settings, opts: &BuildOptions<'_>) -> Res
     let chunk_opts = ChunkOptions {
         max_chunk_tokens: settings.max_chunk_tokens,
     };
+    let mut skips = skips::Skips::load(&catalog, settings.max_file_bytes, full)?;
     clock.lap("walk");
-    let todo = read::pending(&walked.files, &known);
+    let mut carried = Vec::new();
+    let todo: Vec<&SourceEntry> = read::pending(&walked.files, &known, settings.max_file_bytes)
+        .into_iter()
+        .filter(|e| match skips.carry(e) {
+            Some(w) => {
+                carried.push(w);
+                false
+            }
+            None => true,
+        })
+        .collect();
     let todo_bytes: u64 = todo.iter().map(|e| e.size).sum();
     // Files are read in batches of `build_batch_bytes`. Each batch's chunks
     // go to the catalog and the index and are dropped, so a build's memory does
@@ -249,7 +262,7 @@ pub fn build(seg: &Segment, settings: &Settings, opts: &BuildOptions<'_>) -> Res
                 let outcomes =
                     read::read_and_chunk(batch, &known, settings, &chunk_opts, opts.progress);
                 chunking += started.elapsed();
-                let fresh = seen.take(outcomes);
+                let fresh = seen.take(outcomes, &mut skips);
                 if fresh.is_empty() {
                     continue;
                 }
@@ -291,10 +304,11 @@ pub fn build(seg: &Segment, settings: &Settings, opts: &BuildOptions<'_>) -> Res
     }
 
     let mut warnings = walked.warnings;
+    warnings.append(&mut carried);
     let mut present: HashSet<&str> = walked
         .files
         .iter()
-        .filter(|e| read::unchanged(e, &known))
+        .filter(|e| read::unchanged(e, &known, settings.max_file_bytes))
         .map(|e| e.rel.as_str())
         .collect();
     present.extend(seen.changed.iter().map(|(e, _)| e.rel.as_str()));
@@ -305,11 +319,23 @@ pub fn build(seg: &Segment, settings: &Settings, opts: &BuildOptions<'_>) -> Res
         .cloned()
         .collect();
     warnings.append(&mut seen.warnings);
+    // What the build read and indexed (or found unchanged): a skipped file
+    // is not indexing work, and a rate over its size would flatter the build.
+    let read_bytes: u64 = seen
+        .changed
+        .iter()
+        .chain(&seen.touched)
+        .map(|(e, _)| e.size)
+        .sum();
 
     let nothing_changed =
         seen.changed.is_empty() && seen.touched.is_empty() && removed.is_empty() && !full;
     let skip_pack = opts.refresh_only && seg.pack_path().exists();
     if nothing_changed && (pack_current || skip_pack) {
+        // A file skipped for the first time changes nothing else.
+        if skips.changed() {
+            catalog.transaction(|tx| skips.save(tx))?;
+        }
         // The counts recorded by the last build: a search's refresh should not
         // scan every chunk row to say nothing changed.
         let recorded = catalog.meta("counts")?.and_then(|v| {
@@ -325,7 +351,7 @@ pub fn build(seg: &Segment, settings: &Settings, opts: &BuildOptions<'_>) -> Res
             chunks,
             tokens,
             bytes: walked.files.iter().map(|f| f.size).sum(),
-            read_bytes: todo_bytes,
+            read_bytes,
             noop: true,
             warnings,
             seconds: started.elapsed().as_secs_f64(),
@@ -382,6 +408,7 @@ pub fn build(seg: &Segment, settings: &Settings, opts: &BuildOptions<'_>) -> Res
             tx.drop_old_chunks(doc, generation)?;
             tx.drop_file(doc)?;
         }
+        skips.save(tx)?;
         tx.set_meta("generation", &generation.to_string())?;
         tx.set_meta("settings", &signature)?;
         tx.set_meta("last_build_ns", &now_ns().to_string())
@@ -429,7 +456,7 @@ pub fn build(seg: &Segment, settings: &Settings, opts: &BuildOptions<'_>) -> Res
         chunks,
         tokens,
         bytes: walked.files.iter().map(|f| f.size).sum(),
-        read_bytes: todo_bytes,
+        read_bytes,
         changed: seen.changed.len(),
         removed: removed.len(),
         noop: false,
@@ -463,14 +490,18 @@ struct Seen {
 }
 
 impl Seen {
-    /// Records `outcomes` and returns the changed files among them.
-    fn take(&mut self, outcomes: Vec<Outcome>) -> Vec<Fresh> {
+    /// Records `outcomes` (the skipped files in `skips`) and returns the
+    /// changed files among them.
+    fn take(&mut self, outcomes: Vec<Outcome>, skips: &mut skips::Skips) -> Vec<Fresh> {
         let mut fresh = Vec::new();
         for outcome in outcomes {
             match outcome {
                 Outcome::Touched(e, row) => self.touched.push((e, row)),
                 Outcome::Fresh(f) => fresh.push(f),
-                Outcome::Skipped(w) => self.warnings.push(w),
+                Outcome::Skipped(e, w) => {
+                    skips.add(&e, &w);
+                    self.warnings.push(w);
+                }
             }
         }
         fresh

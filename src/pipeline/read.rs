@@ -24,23 +24,31 @@ pub(super) enum Outcome {
     /// Its size or mtime changed but its content did not.
     Touched(SourceEntry, FileRow),
     Fresh(Fresh),
-    Skipped(Warning),
+    /// Not indexed, and why.
+    Skipped(SourceEntry, Warning),
 }
 
 /// The files whose size or mtime differ from what the catalog `known` holds
-/// (all of them when it holds nothing).
+/// (all of them when it holds nothing), or that are over `max_bytes`.
 pub(super) fn pending<'a>(
     files: &'a [SourceEntry],
     known: &HashMap<String, FileRow>,
+    max_bytes: u64,
 ) -> Vec<&'a SourceEntry> {
-    files.iter().filter(|e| !unchanged(e, known)).collect()
+    files
+        .iter()
+        .filter(|e| !unchanged(e, known, max_bytes))
+        .collect()
 }
 
-/// Whether the catalog `known` holds `e` at its current size and mtime.
-pub(super) fn unchanged(e: &SourceEntry, known: &HashMap<String, FileRow>) -> bool {
-    known
-        .get(&e.rel)
-        .is_some_and(|k| k.size == e.size && k.mtime_ns == e.mtime_ns)
+/// Whether the catalog `known` holds `e` at its current size and mtime, and
+/// the size limit `max_bytes` still admits it (a limit lowered since it was
+/// indexed drops it).
+pub(super) fn unchanged(e: &SourceEntry, known: &HashMap<String, FileRow>, max_bytes: u64) -> bool {
+    e.size <= max_bytes
+        && known
+            .get(&e.rel)
+            .is_some_and(|k| k.size == e.size && k.mtime_ns == e.mtime_ns)
 }
 
 /// `files` in order, cut into runs of about `max_bytes` (a larger file is a
@@ -109,11 +117,14 @@ fn process(
     let loaded = match sources::read_source(entry, settings.max_file_bytes) {
         Ok(l) => l,
         Err(message) => {
-            return Outcome::Skipped(Warning {
-                path: entry.rel.clone(),
-                line: None,
-                message,
-            });
+            return Outcome::Skipped(
+                entry.clone(),
+                Warning {
+                    path: entry.rel.clone(),
+                    line: None,
+                    message,
+                },
+            );
         }
     };
     let row = FileRow {
@@ -129,11 +140,14 @@ fn process(
     if matches!(format, chunk::DocFormat::Code(_))
         && let Some(reason) = chunk::code::is_probably_generated(&loaded.text)
     {
-        return Outcome::Skipped(Warning {
-            path: entry.rel.clone(),
-            line: None,
-            message: format!("skipped: looks generated or minified ({reason})"),
-        });
+        return Outcome::Skipped(
+            entry.clone(),
+            Warning {
+                path: entry.rel.clone(),
+                line: None,
+                message: format!("skipped: looks generated or minified ({reason})"),
+            },
+        );
     }
     let chunked = chunk::chunk_document(&entry.rel, &loaded.text, format, opts);
     Outcome::Fresh(Fresh {

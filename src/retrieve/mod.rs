@@ -15,6 +15,7 @@ pub mod preview;
 pub mod refs;
 pub mod search;
 pub mod symbol;
+mod unseen;
 pub mod window;
 
 use std::cell::OnceCell;

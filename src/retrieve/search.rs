@@ -8,7 +8,6 @@
 
 use std::collections::HashSet;
 
-use globset::GlobBuilder;
 use serde::Serialize;
 
 use super::Retriever;
@@ -244,7 +243,8 @@ pub struct SearchResult {
     /// docs-only search found no evidence: the answer may be in a tool's output.
     #[serde(skip_serializing_if = "is_zero")]
     pub relay_matches: usize,
-    /// Why there is no evidence, when the query itself is the reason.
+    /// Why there is no evidence, when the query itself is the reason; or
+    /// the files the build skipped, which the answer may be in.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub note: Option<String>,
     /// Words of the query that no indexed text holds.
@@ -308,6 +308,7 @@ impl Retriever {
             return Err(Error::NothingIndexed {
                 root: self.seg.root.clone(),
                 boxed: self.reader.has_scope("relay"),
+                skipped: self.skipped(None)?,
             });
         }
         let filter = self.filter(opts)?;
@@ -446,7 +447,10 @@ impl Retriever {
                 coverage,
                 suggestions,
                 relay_matches,
-                note: None,
+                note: match opts.scope {
+                    Scope::Relay => None,
+                    _ => self.skipped_note(opts.doc_glob.as_deref())?,
+                },
                 absent,
             });
         }
@@ -534,15 +538,18 @@ impl Retriever {
         let docs = match &opts.doc_glob {
             None => None,
             Some(glob) => {
-                let m = GlobBuilder::new(glob)
-                    .literal_separator(false)
-                    .build()
-                    .map_err(|e| Error::Invalid(format!("invalid --doc glob `{glob}`: {e}")))?
-                    .compile_matcher();
+                let m = super::unseen::doc_matcher(glob)?;
                 let files = self.catalog.files()?;
                 let docs: Vec<String> = files.keys().filter(|d| m.is_match(d)).cloned().collect();
                 // Searching no document would answer "no evidence", blaming the
-                // question for a mistyped path.
+                // question for a mistyped path, or for a file the build skipped.
+                if docs.is_empty()
+                    && let [first, ..] = self.skipped(Some(&m))?.as_slice()
+                {
+                    return Err(Error::Invalid(format!(
+                        "the doc glob `{glob}` matches only files the build skipped, such as {first}"
+                    )));
+                }
                 if docs.is_empty() && !files.is_empty() {
                     let mut some: Vec<&String> = files.keys().collect();
                     some.sort();

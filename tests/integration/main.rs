@@ -19,3 +19,4 @@ mod proxy;
 mod relay;
 mod rerank;
 mod search;
+mod skipped;

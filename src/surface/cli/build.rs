@@ -206,6 +206,7 @@ pub(super) fn stats(cli: &Cli, p: &Printer) -> anyhow::Result<ExitCode> {
     let pack_bytes = dir_size(&seg.pack_path());
     let source_bytes: u64 = catalog.files()?.values().map(|f| f.size).sum();
     let generation = catalog.generation()?;
+    let skipped = catalog.skipped()?;
     // The index is derived data: stats still answer without one.
     let (records, deleted) = SearchIndex::open(&seg.index_dir())
         .and_then(|i| i.reader())
@@ -218,6 +219,9 @@ pub(super) fn stats(cli: &Cli, p: &Printer) -> anyhow::Result<ExitCode> {
             "index_records": records, "index_deleted_records": deleted,
             "pack_bytes": pack_bytes, "vector_cache_bytes": vectors,
             "last_build": last, "generation": generation,
+            "skipped": skipped.iter().map(|s| serde_json::json!({
+                "path": s.path, "bytes": s.size, "reason": s.reason(),
+            })).collect::<Vec<_>>(),
         }));
     } else {
         let ratio = (db + index) as f64 / source_bytes.max(1) as f64;
@@ -230,6 +234,17 @@ pub(super) fn stats(cli: &Cli, p: &Printer) -> anyhow::Result<ExitCode> {
             pack_bytes as f64 / 1e6,
             last.unwrap_or_else(|| "never".into()),
         ));
+        if !skipped.is_empty() {
+            let n = skipped.len();
+            let mut out = format!(
+                "skipped {n} file{} at the last build (not searched):\n",
+                if n == 1 { "" } else { "s" }
+            );
+            for s in &skipped {
+                out.push_str(&format!("  {}: {}\n", s.path, s.reason()));
+            }
+            p.text(&out);
+        }
         if vectors > 0 {
             let size = if vectors < 100_000 {
                 format!("{} KB", vectors.div_ceil(1000))

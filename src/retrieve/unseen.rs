@@ -1,0 +1,102 @@
+//! What a search cannot see: the files the last build skipped (too large, not
+//! UTF-8, binary, minified). "No evidence" and "nothing indexed" name them, so
+//! the reader looks at the file size limit or the file, not at the question.
+
+use globset::{GlobBuilder, GlobMatcher};
+
+use super::Retriever;
+use crate::error::{Error, Result};
+
+/// How many skipped files a note names before it only counts the rest.
+const NAMED: usize = 2;
+
+/// The matcher of a `--doc` glob (separators are not special, so `*.md`
+/// matches in subdirectories too).
+pub(super) fn doc_matcher(glob: &str) -> Result<GlobMatcher> {
+    Ok(GlobBuilder::new(glob)
+        .literal_separator(false)
+        .build()
+        .map_err(|e| Error::Invalid(format!("invalid --doc glob `{glob}`: {e}")))?
+        .compile_matcher())
+}
+
+impl Retriever {
+    /// `path: why` of each file the last build skipped, of those `doc`
+    /// matches when given.
+    pub(super) fn skipped(&self, doc: Option<&GlobMatcher>) -> Result<Vec<String>> {
+        Ok(self
+            .catalog
+            .skipped()?
+            .iter()
+            .filter(|s| doc.is_none_or(|m| m.is_match(&s.path)))
+            .map(|s| format!("{}: {}", s.path, s.reason()))
+            .collect())
+    }
+
+    /// What to add to a search without evidence when the build skipped files
+    /// (those `doc` matches, when given): the answer may be in one of them.
+    pub(super) fn skipped_note(&self, doc: Option<&str>) -> Result<Option<String>> {
+        let matcher = doc.map(doc_matcher).transpose()?;
+        let skipped = self.skipped(matcher.as_ref())?;
+        Ok(skipped_note(&skipped))
+    }
+}
+
+/// "the build skipped …, which search cannot see" for `skipped` (`path: why`).
+fn skipped_note(skipped: &[String]) -> Option<String> {
+    let named: Vec<String> = skipped
+        .iter()
+        .take(NAMED)
+        .map(|s| match s.split_once(": ") {
+            Some((path, why)) => format!("{path} ({why})"),
+            None => s.clone(),
+        })
+        .collect();
+    match skipped.len() {
+        0 => None,
+        1 => Some(format!(
+            "the build skipped {}, so search cannot see it",
+            named[0]
+        )),
+        n if n <= NAMED => Some(format!(
+            "the build skipped {n} files, which search cannot see: {}",
+            named.join("; ")
+        )),
+        n => Some(format!(
+            "the build skipped {n} files, which search cannot see: {}; and {} more (`ctx stats` lists them)",
+            named.join("; "),
+            n - NAMED
+        )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn skips(n: usize) -> Vec<String> {
+        (0..n)
+            .map(|i| format!("f{i}.md: binary file (NUL byte at offset {i})"))
+            .collect()
+    }
+
+    #[test]
+    fn names_one_or_two_files_and_counts_the_rest() {
+        assert_eq!(skipped_note(&[]), None);
+        assert_eq!(
+            skipped_note(&skips(1)).as_deref(),
+            Some(
+                "the build skipped f0.md (binary file (NUL byte at offset 0)), so search cannot see it"
+            )
+        );
+        let two = skipped_note(&skips(2)).unwrap_or_default();
+        assert!(two.starts_with("the build skipped 2 files, which search cannot see: f0.md ("));
+        assert!(two.contains("; f1.md ("));
+        let five = skipped_note(&skips(5)).unwrap_or_default();
+        assert!(
+            five.ends_with("; and 3 more (`ctx stats` lists them)"),
+            "{five}"
+        );
+        assert!(!five.contains("f2.md"));
+    }
+}

@@ -1,0 +1,193 @@
+//! Files the build skips (too large, binary, not UTF-8, minified): remembered
+//! so they are not read again while unchanged, and named where a search
+//! cannot see them.
+
+use std::fs::File;
+use std::time::{Duration, SystemTime};
+
+use crate::util::{Env, refused};
+
+/// A project with one indexed document and two skipped ones (limit 1000 bytes).
+fn with_skips() -> Env {
+    let env = Env::empty();
+    env.write("ok.md", "# Guide\n\nThe harbour opens at dawn.\n");
+    env.write("bin.md", b"# Binary\n\0\x01 wombat\n");
+    env.write("big.md", format!("# Big\n\nwombat {}\n", "x".repeat(2000)));
+    env.write("_ctx/ctx.toml", "max_file_bytes = 1000\n");
+    env
+}
+
+fn stderr(env: &Env, args: &[&str], code: i32) -> String {
+    let out = env.ctx(args).assert().code(code).get_output().clone();
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+/// Sets `rel`'s mtime to `to`.
+fn set_mtime(env: &Env, rel: &str, to: SystemTime) {
+    File::options()
+        .write(true)
+        .open(env.path().join(rel))
+        .and_then(|f| f.set_modified(to))
+        .expect("set mtime");
+}
+
+fn mtime(env: &Env, rel: &str) -> SystemTime {
+    std::fs::metadata(env.path().join(rel))
+        .and_then(|m| m.modified())
+        .expect("mtime")
+}
+
+#[test]
+fn a_search_without_evidence_names_the_skipped_files() {
+    let env = with_skips();
+    env.ctx(&["build"]).assert().success();
+    let err = stderr(&env, &["search", "wombat"], 1);
+    assert!(
+        err.contains(
+            "note: the build skipped 2 files, which search cannot see: big.md (2015 bytes is over max_file_bytes (1000); raise max_file_bytes in _ctx/ctx.toml to index it); bin.md (binary file (NUL byte at offset 9))"
+        ),
+        "{err}"
+    );
+    let r = env.json(&["search", "wombat"]);
+    assert_eq!(r["no_evidence"], true);
+    assert!(
+        r["note"]
+            .as_str()
+            .is_some_and(|n| n.starts_with("the build skipped 2 files")),
+        "{r}"
+    );
+    // The evidence block says the same.
+    let out = env
+        .ctx(&["evidence", "wombat"])
+        .assert()
+        .code(1)
+        .get_output()
+        .clone();
+    let all =
+        String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
+    assert!(all.contains("the build skipped 2 files"), "{all}");
+    // A search that finds its answer does not mention them.
+    let err = stderr(&env, &["search", "harbour dawn"], 0);
+    assert!(!err.contains("skipped"), "{err}");
+    // Nor does a `--doc` search of documents none of them match.
+    let err = stderr(&env, &["search", "wombat", "--doc", "ok*"], 1);
+    assert!(!err.contains("skipped"), "{err}");
+}
+
+#[test]
+fn stats_list_the_skipped_files() {
+    let env = with_skips();
+    env.ctx(&["build"]).assert().success();
+    let out = env.ctx(&["stats"]).assert().success().get_output().clone();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("skipped 2 files at the last build (not searched):\n  big.md: 2015 bytes is over max_file_bytes (1000)"),
+        "{text}"
+    );
+    assert!(
+        text.contains("\n  bin.md: binary file (NUL byte at offset 9)\n"),
+        "{text}"
+    );
+    let s = env.json(&["stats"]);
+    assert_eq!(s["skipped"][0]["path"], "big.md");
+    assert_eq!(s["skipped"][0]["bytes"], 2015);
+    assert_eq!(
+        s["skipped"][1]["reason"],
+        "binary file (NUL byte at offset 9)"
+    );
+    // Once the files are gone, so is the list.
+    std::fs::remove_file(env.path().join("big.md")).expect("rm");
+    std::fs::remove_file(env.path().join("bin.md")).expect("rm");
+    env.ctx(&["build"]).assert().success();
+    assert_eq!(env.json(&["stats"])["skipped"], serde_json::json!([]));
+    let out = env.ctx(&["stats"]).assert().success().get_output().clone();
+    assert!(!String::from_utf8_lossy(&out.stdout).contains("skipped"));
+}
+
+/// The file is not read again while its size and mtime stay: a same-size edit
+/// with the mtime put back goes unnoticed (as it would for an indexed file),
+/// and the next real edit is read.
+#[test]
+fn a_skipped_file_is_read_again_only_when_it_changes() {
+    let env = with_skips();
+    env.ctx(&["build"]).assert().success();
+    let before = mtime(&env, "bin.md");
+    // Same length, no NUL byte: indexable, were it read.
+    env.write("bin.md", b"# Binary\n\n\x01 wombat\n");
+    set_mtime(&env, "bin.md", before);
+    let err = stderr(&env, &["build"], 0);
+    assert!(
+        err.contains("warning: bin.md: skipped: binary file (NUL byte at offset 9)"),
+        "the remembered skip is still reported: {err}"
+    );
+    // No file changed: nothing was read, nothing was built.
+    assert_eq!(env.json(&["build"])["noop"], true);
+    set_mtime(&env, "bin.md", before + Duration::from_secs(5));
+    let err = stderr(&env, &["build"], 0);
+    assert!(!err.contains("bin.md"), "{err}");
+    assert_eq!(env.json(&["search", "wombat"])["hits"][0]["doc"], "bin.md");
+}
+
+/// Raising `max_file_bytes` reads the files skipped under the old limit.
+#[test]
+fn raising_the_size_limit_reads_the_skipped_files() {
+    let env = with_skips();
+    env.ctx(&["build"]).assert().success();
+    env.write("_ctx/ctx.toml", "max_file_bytes = 100000\n");
+    let err = stderr(&env, &["build"], 0);
+    assert!(!err.contains("big.md"), "{err}");
+    assert!(err.contains("bin.md: skipped: binary file"), "{err}");
+    assert_eq!(env.json(&["search", "wombat"])["hits"][0]["doc"], "big.md");
+    // And lowering it again skips the file again.
+    env.write("_ctx/ctx.toml", "max_file_bytes = 1000\n");
+    let err = stderr(&env, &["build"], 0);
+    assert!(err.contains("big.md: skipped: 2015 bytes"), "{err}");
+    assert_eq!(env.json(&["search", "wombat"])["no_evidence"], true);
+}
+
+/// The build's rate is over what it read and indexed, not over the files it
+/// skipped without reading.
+#[test]
+fn the_build_rate_leaves_out_skipped_files() {
+    let env = with_skips();
+    let b = env.json(&["build"]);
+    let ok = std::fs::metadata(env.path().join("ok.md"))
+        .expect("ok.md")
+        .len();
+    assert_eq!(b["read_bytes"], ok, "{b}");
+}
+
+#[test]
+fn nothing_indexed_names_the_files_the_build_skipped() {
+    let env = Env::empty();
+    env.write("big.md", format!("# Big\n\nwombat {}\n", "x".repeat(2000)));
+    env.write("_ctx/ctx.toml", "max_file_bytes = 1000\n");
+    refused(
+        &env,
+        &["search", "wombat"],
+        &[
+            "error: nothing is indexed in `",
+            "`: the one file ctx would read was skipped: big.md: 2015 bytes is over max_file_bytes (1000); raise max_file_bytes in _ctx/ctx.toml to index it",
+        ],
+    );
+    env.write("more.md", b"# More\n\0");
+    refused(
+        &env,
+        &["search", "wombat"],
+        &[
+            "`: all 2 files ctx would read were skipped; the first: big.md: 2015 bytes",
+            "(`ctx build` lists them all)",
+        ],
+    );
+}
+
+#[test]
+fn a_doc_glob_matching_only_skipped_files_says_so() {
+    let env = with_skips();
+    env.ctx(&["build"]).assert().success();
+    let err = stderr(&env, &["search", "wombat", "--doc", "big*"], 2);
+    assert!(
+        err.contains("error: the doc glob `big*` matches only files the build skipped, such as big.md: 2015 bytes is over max_file_bytes (1000)"),
+        "{err}"
+    );
+}
