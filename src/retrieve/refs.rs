@@ -94,7 +94,9 @@ impl Ref {
             out.push_str(&format!("  {}: {}\n", hit.line, hit.text));
         }
         if self.more_lines > 0 {
-            out.push_str(&format!("  … {} more lines\n", self.more_lines));
+            let n = self.more_lines;
+            let lines = if n == 1 { "line" } else { "lines" };
+            out.push_str(&format!("  … {n} more {lines}\n"));
         }
         out
     }
@@ -273,6 +275,26 @@ mod tests {
         uses(c, &word)
             .map(|r| r.hits.into_iter().map(|h| (h.line, h.text)).collect())
             .unwrap_or_default()
+    }
+
+    #[test]
+    fn the_lines_left_out_are_counted_in_words() {
+        let r = |more_lines| Ref {
+            id: "walk:1b2c3d4e5f".into(),
+            doc: "src/walk.rs".into(),
+            within: "Walk::next".into(),
+            hits: vec![RefLine {
+                line: 7,
+                text: "let p = Polygon::new();".into(),
+            }],
+            more_lines,
+        };
+        assert_eq!(
+            r(0).render(),
+            "[walk:1b2c3d4e5f] src/walk.rs  Walk::next\n  7: let p = Polygon::new();\n"
+        );
+        assert!(r(1).render().ends_with("  … 1 more line\n"));
+        assert!(r(2).render().ends_with("  … 2 more lines\n"));
     }
 
     #[test]
