@@ -13,9 +13,9 @@ mod locate;
 mod parts;
 pub mod preview;
 pub mod refs;
+mod scope;
 pub mod search;
 pub mod symbol;
-mod unseen;
 pub mod window;
 
 use std::cell::OnceCell;

@@ -533,45 +533,6 @@ impl Retriever {
         }
         (self.seg.root.join(doc).display().to_string(), None)
     }
-
-    fn filter(&self, opts: &SearchOptions) -> Result<Filter> {
-        let docs = match &opts.doc_glob {
-            None => None,
-            Some(glob) => {
-                let m = super::unseen::doc_matcher(glob)?;
-                let files = self.catalog.files()?;
-                let docs: Vec<String> = files.keys().filter(|d| m.is_match(d)).cloned().collect();
-                // Searching no document would answer "no evidence", blaming the
-                // question for a mistyped path, or for a file the build skipped.
-                if docs.is_empty()
-                    && let [first, ..] = self.skipped(Some(&m))?.as_slice()
-                {
-                    return Err(Error::Invalid(format!(
-                        "the doc glob `{glob}` matches only files the build skipped, such as {first}"
-                    )));
-                }
-                if docs.is_empty() && !files.is_empty() {
-                    let mut some: Vec<&String> = files.keys().collect();
-                    some.sort();
-                    let some: Vec<String> = some.iter().take(3).map(|d| format!("`{d}`")).collect();
-                    return Err(Error::Invalid(format!(
-                        "no indexed document matches the doc glob `{glob}`; globs match paths relative to the segment root, e.g. {}",
-                        some.join(", ")
-                    )));
-                }
-                Some(docs)
-            }
-        };
-        Ok(Filter {
-            kinds: opts.kinds.clone(),
-            scope: match opts.scope {
-                super::Scope::Docs => Some("docs".into()),
-                super::Scope::Relay => Some("relay".into()),
-                super::Scope::All => None,
-            },
-            docs,
-        })
-    }
 }
 
 /// `chunks` in the order of `reranker`'s scores, the first `k`; vectors are

@@ -1,11 +1,14 @@
-//! What a search cannot see: the files the last build skipped (too large, not
-//! UTF-8, binary, minified). "No evidence" and "nothing indexed" name them, so
-//! the reader looks at the file size limit or the file, not at the question.
+//! What a search looks at: the index filter of its kinds, scope and `--doc`
+//! glob; and what it cannot see, the files the last build skipped (too large,
+//! not UTF-8, binary, minified). "No evidence" and "nothing indexed" name
+//! those, so the reader looks at the file size limit or the file, not at the
+//! question.
 
 use globset::{GlobBuilder, GlobMatcher};
 
-use super::Retriever;
+use super::{Retriever, Scope, SearchOptions};
 use crate::error::{Error, Result};
+use crate::index::Filter;
 
 /// How many skipped files a note names before it only counts the rest.
 const NAMED: usize = 2;
@@ -21,6 +24,47 @@ pub(super) fn doc_matcher(glob: &str) -> Result<GlobMatcher> {
 }
 
 impl Retriever {
+    /// The index filter of `opts`. A `--doc` glob that matches no indexed
+    /// document is an error naming what it could match.
+    pub(super) fn filter(&self, opts: &SearchOptions) -> Result<Filter> {
+        let docs = match &opts.doc_glob {
+            None => None,
+            Some(glob) => {
+                let m = doc_matcher(glob)?;
+                let files = self.catalog.files()?;
+                let docs: Vec<String> = files.keys().filter(|d| m.is_match(d)).cloned().collect();
+                // Searching no document would answer "no evidence", blaming the
+                // question for a mistyped path, or for a file the build skipped.
+                if docs.is_empty()
+                    && let [first, ..] = self.skipped(Some(&m))?.as_slice()
+                {
+                    return Err(Error::Invalid(format!(
+                        "the doc glob `{glob}` matches only files the build skipped, such as {first}"
+                    )));
+                }
+                if docs.is_empty() && !files.is_empty() {
+                    let mut some: Vec<&String> = files.keys().collect();
+                    some.sort();
+                    let some: Vec<String> = some.iter().take(3).map(|d| format!("`{d}`")).collect();
+                    return Err(Error::Invalid(format!(
+                        "no indexed document matches the doc glob `{glob}`; globs match paths relative to the segment root, e.g. {}",
+                        some.join(", ")
+                    )));
+                }
+                Some(docs)
+            }
+        };
+        Ok(Filter {
+            kinds: opts.kinds.clone(),
+            scope: match opts.scope {
+                Scope::Docs => Some("docs".into()),
+                Scope::Relay => Some("relay".into()),
+                Scope::All => None,
+            },
+            docs,
+        })
+    }
+
     /// `path: why` of each file the last build skipped, of those `doc`
     /// matches when given.
     pub(super) fn skipped(&self, doc: Option<&GlobMatcher>) -> Result<Vec<String>> {
