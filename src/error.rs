@@ -168,6 +168,101 @@ pub struct Warning {
     pub line: Option<usize>,
     /// What happened and what ctx did.
     pub message: String,
+    /// What sort of warning it is, for counting many of them.
+    pub kind: WarningKind,
+}
+
+/// What a [`Warning`] is about. A build of a large tree can warn about
+/// hundreds of files (a crate registry: 466 generated, 388 that the grammar
+/// cannot fully parse), and a reader wants them counted by kind.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum WarningKind {
+    /// Over `max_file_bytes`; skipped.
+    TooLarge,
+    /// Has a NUL byte; skipped.
+    Binary,
+    /// Not UTF-8; skipped.
+    NotUtf8,
+    /// Generated or minified code; skipped.
+    Generated,
+    /// Could not be read or stat'ed; skipped.
+    Unreadable,
+    /// A symlink leading outside the segment; not followed.
+    SymlinkOutside,
+    /// A symlink back to an ancestor directory; skipped.
+    SymlinkLoop,
+    /// Code the grammar could not fully parse; indexed by symbols anyway.
+    SyntaxErrors,
+    /// Code split by lines instead of symbols.
+    ByLines,
+    /// JSON that does not parse; chunked as text.
+    NotJson,
+}
+
+impl WarningKind {
+    /// Every kind, in the order a summary lists them.
+    pub const ALL: [WarningKind; 10] = [
+        WarningKind::TooLarge,
+        WarningKind::Binary,
+        WarningKind::NotUtf8,
+        WarningKind::Generated,
+        WarningKind::Unreadable,
+        WarningKind::SymlinkOutside,
+        WarningKind::SymlinkLoop,
+        WarningKind::SyntaxErrors,
+        WarningKind::ByLines,
+        WarningKind::NotJson,
+    ];
+
+    /// Its name in JSON and in the catalog.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            WarningKind::TooLarge => "too_large",
+            WarningKind::Binary => "binary",
+            WarningKind::NotUtf8 => "not_utf8",
+            WarningKind::Generated => "generated",
+            WarningKind::Unreadable => "unreadable",
+            WarningKind::SymlinkOutside => "symlink_outside",
+            WarningKind::SymlinkLoop => "symlink_loop",
+            WarningKind::SyntaxErrors => "syntax_errors",
+            WarningKind::ByLines => "by_lines",
+            WarningKind::NotJson => "not_json",
+        }
+    }
+
+    /// The kind named `name` by [`WarningKind::as_str`].
+    pub fn parse(name: &str) -> Option<WarningKind> {
+        WarningKind::ALL.into_iter().find(|k| k.as_str() == name)
+    }
+
+    /// What `n` files of this kind did, as a summary line says it.
+    pub fn summary(self, n: usize) -> String {
+        let files = match n {
+            1 => "1 file".to_string(),
+            _ => format!("{n} files"),
+        };
+        let (were, have, are) = match n {
+            1 => ("was", "has", "is"),
+            _ => ("were", "have", "are"),
+        };
+        match self {
+            WarningKind::TooLarge => format!("{files} {were} skipped as over max_file_bytes"),
+            WarningKind::Binary => format!("{files} {were} skipped as binary"),
+            WarningKind::NotUtf8 => format!("{files} {were} skipped as not UTF-8"),
+            WarningKind::Generated => format!("{files} {were} skipped as generated or minified"),
+            WarningKind::Unreadable => format!("{files} could not be read"),
+            WarningKind::SymlinkOutside => {
+                format!("{files} {are} symlinks leading outside the segment, not followed")
+            }
+            WarningKind::SymlinkLoop => format!("{files} {are} symlink loops, skipped"),
+            WarningKind::SyntaxErrors => format!(
+                "{files} {have} syntax errors the grammar could not parse; symbols near them may be incomplete"
+            ),
+            WarningKind::ByLines => format!("{files} {were} split by lines instead of symbols"),
+            WarningKind::NotJson => format!("{files} {are} not valid JSON, chunked as plain text"),
+        }
+    }
 }
 
 impl std::fmt::Display for Warning {
@@ -176,5 +271,28 @@ impl std::fmt::Display for Warning {
             Some(line) => write!(f, "{}:{}: {}", self.path, line, self.message),
             None => write!(f, "{}: {}", self.path, self.message),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_warning_kind_reads_back_from_its_name_and_counts_in_words() {
+        for k in WarningKind::ALL {
+            assert_eq!(WarningKind::parse(k.as_str()), Some(k));
+            let json = serde_json::to_string(&k).unwrap_or_default();
+            assert_eq!(json, format!("\"{}\"", k.as_str()));
+        }
+        assert_eq!(WarningKind::parse("nonsense"), None);
+        assert_eq!(
+            WarningKind::Binary.summary(1),
+            "1 file was skipped as binary"
+        );
+        assert_eq!(
+            WarningKind::SyntaxErrors.summary(3),
+            "3 files have syntax errors the grammar could not parse; symbols near them may be incomplete"
+        );
     }
 }

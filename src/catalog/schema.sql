@@ -92,5 +92,6 @@ CREATE TABLE IF NOT EXISTS skipped (
     path     TEXT PRIMARY KEY,
     size     INTEGER NOT NULL,
     mtime_ns INTEGER NOT NULL,
+    kind     TEXT NOT NULL,     -- a WarningKind: too_large, binary, not_utf8, generated, unreadable
     message  TEXT NOT NULL
 );

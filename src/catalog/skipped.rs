@@ -3,7 +3,7 @@
 use rusqlite::params;
 
 use super::{Catalog, Tx};
-use crate::error::Result;
+use crate::error::{Result, WarningKind};
 
 /// A file the build skipped, at the size and mtime it had then.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -14,6 +14,8 @@ pub struct Skip {
     pub size: u64,
     /// Modification time in ns since the epoch.
     pub mtime_ns: i64,
+    /// Why it was skipped.
+    pub kind: WarningKind,
     /// Why it was skipped and what to do (the build's warning).
     pub message: String,
 }
@@ -32,7 +34,7 @@ impl Catalog {
     pub fn skipped(&self) -> Result<Vec<Skip>> {
         let mut stmt = self
             .conn
-            .prepare_cached("SELECT path, size, mtime_ns, message FROM skipped ORDER BY path")
+            .prepare_cached("SELECT path, size, mtime_ns, kind, message FROM skipped ORDER BY path")
             .map_err(|e| self.err(e))?;
         let rows = stmt
             .query_map([], |r| {
@@ -40,7 +42,11 @@ impl Catalog {
                     path: r.get(0)?,
                     size: r.get::<_, i64>(1)? as u64,
                     mtime_ns: r.get(2)?,
-                    message: r.get(3)?,
+                    // Only this version writes the table; a kind it does not
+                    // know still names a file that was not read.
+                    kind: WarningKind::parse(&r.get::<_, String>(3)?)
+                        .unwrap_or(WarningKind::Unreadable),
+                    message: r.get(4)?,
                 })
             })
             .map_err(|e| self.err(e))?;
@@ -58,12 +64,18 @@ impl Tx<'_> {
         let mut stmt = self
             .tx
             .prepare_cached(
-                "INSERT OR REPLACE INTO skipped(path, size, mtime_ns, message) VALUES (?1, ?2, ?3, ?4)",
+                "INSERT OR REPLACE INTO skipped(path, size, mtime_ns, kind, message) VALUES (?1, ?2, ?3, ?4, ?5)",
             )
             .map_err(|e| self.err(e))?;
         for s in skips {
-            stmt.execute(params![s.path, s.size as i64, s.mtime_ns, s.message])
-                .map_err(|e| self.err(e))?;
+            stmt.execute(params![
+                s.path,
+                s.size as i64,
+                s.mtime_ns,
+                s.kind.as_str(),
+                s.message
+            ])
+            .map_err(|e| self.err(e))?;
         }
         Ok(())
     }

@@ -184,6 +184,8 @@ pub struct ChunkNote {
     pub line: Option<usize>,
     /// What happened and what was done instead.
     pub message: String,
+    /// What sort of problem it is.
+    pub kind: crate::error::WarningKind,
 }
 
 /// The chunks of one document plus anything worth a warning.

@@ -60,6 +60,7 @@ pub fn chunk_json(doc: &str, text: &str, title_root: &[String], opts: &ChunkOpti
             chunked.notes.push(ChunkNote {
                 line: Some(error.line()),
                 message: format!("not valid JSON ({error}); chunked as plain text"),
+                kind: crate::error::WarningKind::NotJson,
             });
         }
         return chunked;

@@ -515,6 +515,7 @@ impl Seen {
                 path: f.entry.rel.clone(),
                 line: n.line,
                 message: n.message.clone(),
+                kind: n.kind,
             }));
         }
         if keep {

@@ -8,7 +8,7 @@ use super::Progress;
 use crate::catalog::FileRow;
 use crate::chunk::{self, Chunk, ChunkOptions};
 use crate::config::Settings;
-use crate::error::Warning;
+use crate::error::{Warning, WarningKind};
 use crate::sources::{self, SourceEntry};
 
 /// A file read and chunked by this build.
@@ -116,13 +116,14 @@ fn process(
 ) -> Outcome {
     let loaded = match sources::read_source(entry, settings.max_file_bytes) {
         Ok(l) => l,
-        Err(message) => {
+        Err((kind, message)) => {
             return Outcome::Skipped(
                 entry.clone(),
                 Warning {
                     path: entry.rel.clone(),
                     line: None,
                     message,
+                    kind,
                 },
             );
         }
@@ -146,6 +147,7 @@ fn process(
                 path: entry.rel.clone(),
                 line: None,
                 message: format!("skipped: looks generated or minified ({reason})"),
+                kind: WarningKind::Generated,
             },
         );
     }

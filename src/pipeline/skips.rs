@@ -63,6 +63,7 @@ impl Skips {
             path: e.rel.clone(),
             size: e.size,
             mtime_ns: e.mtime_ns,
+            kind: warning.kind,
             message: warning.message.clone(),
         });
     }
@@ -94,5 +95,6 @@ fn warning(s: &Skip) -> Warning {
         path: s.path.clone(),
         line: None,
         message: s.message.clone(),
+        kind: s.kind,
     }
 }

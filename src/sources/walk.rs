@@ -11,7 +11,7 @@ use std::time::UNIX_EPOCH;
 use globset::{Glob, GlobSet, GlobSetBuilder};
 
 use crate::config::Settings;
-use crate::error::{Error, Result, Warning};
+use crate::error::{Error, Result, Warning, WarningKind};
 use crate::segment::CTX_DIR;
 
 /// A file selected for indexing.
@@ -88,6 +88,7 @@ pub fn walk(
                     &filter_warnings,
                     &filter_root,
                     entry.path(),
+                    WarningKind::SymlinkOutside,
                     "symlink leads outside the segment; not followed".into(),
                 );
                 return false;
@@ -141,20 +142,27 @@ impl Select<'_> {
         &self,
         result: std::result::Result<ignore::DirEntry, ignore::Error>,
     ) -> Option<SourceEntry> {
-        let warn =
-            |path: &Path, message: String| push_warning(self.warnings, self.root, path, message);
+        let warn = |path: &Path, kind: WarningKind, message: String| {
+            push_warning(self.warnings, self.root, path, kind, message)
+        };
         let entry = match result {
             Ok(e) => e,
             Err(err) => {
                 let path = error_path(&err).unwrap_or_else(|| self.root.to_path_buf());
-                let message = match loop_of(&err) {
-                    Some(ancestor) => format!(
-                        "symlink loop back to `{}`; skipped",
-                        rel_of(self.root, &ancestor)
+                let (kind, message) = match loop_of(&err) {
+                    Some(ancestor) => (
+                        WarningKind::SymlinkLoop,
+                        format!(
+                            "symlink loop back to `{}`; skipped",
+                            rel_of(self.root, &ancestor)
+                        ),
                     ),
-                    None => format!("cannot read: {err}; skipped"),
+                    None => (
+                        WarningKind::Unreadable,
+                        format!("cannot read: {err}; skipped"),
+                    ),
                 };
-                warn(&path, message);
+                warn(&path, kind, message);
                 return None;
             }
         };
@@ -169,7 +177,11 @@ impl Select<'_> {
         let meta = match entry.metadata() {
             Ok(m) => m,
             Err(e) => {
-                warn(entry.path(), format!("cannot stat: {e}; skipped"));
+                warn(
+                    entry.path(),
+                    WarningKind::Unreadable,
+                    format!("cannot stat: {e}; skipped"),
+                );
                 return None;
             }
         };
@@ -188,12 +200,19 @@ impl Select<'_> {
     }
 }
 
-fn push_warning(warnings: &Mutex<Vec<Warning>>, root: &Path, path: &Path, message: String) {
+fn push_warning(
+    warnings: &Mutex<Vec<Warning>>,
+    root: &Path,
+    path: &Path,
+    kind: WarningKind,
+    message: String,
+) {
     if let Ok(mut w) = warnings.lock() {
         w.push(Warning {
             path: rel_of(root, path),
             line: None,
             message,
+            kind,
         });
     }
 }

@@ -191,3 +191,53 @@ fn a_doc_glob_matching_only_skipped_files_says_so() {
         "{err}"
     );
 }
+
+/// Past 20 warnings a build counts them by kind, one line each with an
+/// example; `-v` lists every one, and JSON gives each its kind.
+#[test]
+fn many_warnings_are_counted_by_kind() {
+    let env = Env::empty();
+    env.write("ok.md", "# Guide\n\nThe harbour opens at dawn.\n");
+    for i in 0..24 {
+        env.write(&format!("bin{i:02}.md"), b"# Binary\n\0");
+    }
+    env.write("latin1.md", b"# caf\xe9\n");
+    let err = stderr(&env, &["build"], 0);
+    let lines: Vec<&str> = err.lines().collect();
+    assert_eq!(
+        lines,
+        [
+            "warning: 24 files were skipped as binary, such as bin00.md: skipped: binary file (NUL byte at offset 9)",
+            "warning: 1 file was skipped as not UTF-8, such as latin1.md: skipped: invalid UTF-8 at line 1 (byte 5); convert the file to UTF-8 to index it",
+            "(25 warnings in all: `ctx build -v` lists them, `ctx --json build` with their kinds)",
+        ],
+        "{err}"
+    );
+    let out = env
+        .ctx(&["build", "-v"])
+        .assert()
+        .success()
+        .get_output()
+        .clone();
+    let all = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(all.matches("warning: bin").count(), 24, "{all}");
+    assert!(
+        all.contains("warning: latin1.md: skipped: invalid UTF-8"),
+        "{all}"
+    );
+    let b = env.json(&["build"]);
+    let kinds: Vec<&str> = b["warnings"]
+        .as_array()
+        .expect("warnings")
+        .iter()
+        .filter_map(|w| w["kind"].as_str())
+        .collect();
+    assert_eq!(kinds.len(), 25);
+    assert_eq!(kinds.iter().filter(|k| **k == "binary").count(), 24);
+    assert!(kinds.contains(&"not_utf8"));
+    // The summary line of the build counts in words.
+    let out = env.ctx(&["build"]).assert().success().get_output().clone();
+    let line = String::from_utf8_lossy(&out.stdout);
+    assert!(line.contains(": 1 file, 1 chunk, ~"), "{line}");
+    assert!(line.contains(", 25 warnings; up to date"), "{line}");
+}

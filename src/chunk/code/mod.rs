@@ -40,6 +40,7 @@ pub(crate) use matches::type_name;
 pub use skeleton::{skeleton, skeleton_of_chunk};
 
 use super::{Chunk, ChunkKind, ChunkNote, ChunkOptions, Chunked, LineIndex, Symbol, id};
+use crate::error::WarningKind;
 use crate::tokens;
 use extract::Definition;
 
@@ -82,6 +83,7 @@ fn symbols_or_lines(
             notes.push(ChunkNote {
                 line: None,
                 message: format!("{reason}; split by lines instead of symbols"),
+                kind: WarningKind::ByLines,
             });
             return by_lines(doc, text, lang, opts);
         }
@@ -99,6 +101,7 @@ fn symbols_or_lines(
                     "syntax errors cover {}% of the file outside any symbol; split by lines instead of symbols",
                     unexplained * 100 / text.len()
                 ),
+                kind: WarningKind::ByLines,
             });
             return by_lines(doc, text, lang, opts);
         }
@@ -110,6 +113,7 @@ fn symbols_or_lines(
                 if errors.count == 1 { "" } else { "s" },
                 errors.first_line
             ),
+            kind: WarningKind::SyntaxErrors,
         });
     }
     by_symbols(doc, text, lang, opts, &extraction.definitions)

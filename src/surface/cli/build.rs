@@ -10,7 +10,7 @@ use serde::Serialize;
 
 use super::{Cli, open};
 use crate::catalog::Catalog;
-use crate::error::Error;
+use crate::error::{Error, Warning, WarningKind};
 use crate::index::SearchIndex;
 use crate::pack;
 use crate::pipeline::{self, BuildOptions, BuildReport, Progress};
@@ -99,9 +99,7 @@ fn print_report(p: &Printer, seg: &Segment, r: &BuildReport) {
         });
         return;
     }
-    for w in &r.warnings {
-        p.warn(&w.to_string());
-    }
+    print_warnings(p, &r.warnings);
     let what = if r.noop {
         "up to date".to_string()
     } else {
@@ -113,13 +111,13 @@ fn print_report(p: &Printer, seg: &Segment, r: &BuildReport) {
         )
     };
     p.text(&format!(
-        "{} {}: {} files, {} chunks, ~{} tokens, {} warnings; {} in {:.2}s{}\n",
+        "{} {}: {}, {}, ~{} tokens, {}; {} in {:.2}s{}\n",
         p.accent("built"),
         sanitize(&seg.root.display().to_string()),
-        r.files,
-        r.chunks,
+        counted(r.files, "file"),
+        counted(r.chunks, "chunk"),
         r.tokens,
-        r.warnings.len(),
+        counted(r.warnings.len(), "warning"),
         what,
         r.seconds,
         // A rate over a few kilobytes, or over nothing read, says nothing;
@@ -130,6 +128,40 @@ fn print_report(p: &Printer, seg: &Segment, r: &BuildReport) {
             format!(" ({:.1} MB/s)", mb_per_s(r))
         }
     ));
+}
+
+/// Warnings a build lists one by one. Past this many they are counted by
+/// kind, one line each with an example (`-v` lists them all): a build of a
+/// crate registry warned about 1,009 files, 40,000 tokens for an agent that
+/// only asked for a build.
+const LISTED_WARNINGS: usize = 20;
+
+fn print_warnings(p: &Printer, warnings: &[Warning]) {
+    if warnings.len() <= LISTED_WARNINGS || p.verbose > 0 {
+        for w in warnings {
+            p.warn(&w.to_string());
+        }
+        return;
+    }
+    for kind in WarningKind::ALL {
+        let mut of = warnings.iter().filter(|w| w.kind == kind);
+        if let Some(first) = of.next() {
+            let n = 1 + of.count();
+            p.warn(&format!("{}, such as {first}", kind.summary(n)));
+        }
+    }
+    p.note(&format!(
+        "({} warnings in all: `ctx build -v` lists them, `ctx --json build` with their kinds)",
+        warnings.len()
+    ));
+}
+
+/// "1 file", "2 files".
+fn counted(n: usize, noun: &str) -> String {
+    match n {
+        1 => format!("1 {noun}"),
+        _ => format!("{n} {noun}s"),
+    }
 }
 
 fn mb_per_s(r: &BuildReport) -> f64 {
