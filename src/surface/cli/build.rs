@@ -132,7 +132,7 @@ fn print_report(p: &Printer, seg: &Segment, r: &BuildReport) {
 
 /// Warnings a build lists one by one. Past this many they are counted by
 /// kind, one line each with an example (`-v` lists them all): a build of a
-/// crate registry warned about 1,009 files, 40,000 tokens for an agent that
+/// crate registry warned about 1,009 files, ~47,000 tokens for an agent that
 /// only asked for a build.
 const LISTED_WARNINGS: usize = 20;
 
