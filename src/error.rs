@@ -175,7 +175,9 @@ pub struct Warning {
 /// What a [`Warning`] is about. A build of a large tree can warn about
 /// hundreds of files (a crate registry: 466 generated, 388 that the grammar
 /// cannot fully parse), and a reader wants them counted by kind.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum WarningKind {
     /// Over `max_file_bytes`; skipped.

@@ -21,7 +21,7 @@ use std::time::Duration;
 
 use rusqlite::{Connection, OpenFlags, OptionalExtension, params};
 
-use crate::chunk::id;
+use crate::chunk::{ChunkNote, id};
 use crate::error::{Error, Result};
 
 /// The catalog layout this ctx writes (`PRAGMA user_version`).
@@ -38,6 +38,9 @@ pub struct FileRow {
     pub sha256: String,
     /// Unicode characters.
     pub chars: usize,
+    /// What chunking it noted (syntax errors, a fallback to lines), which
+    /// later builds report again while the file is unchanged.
+    pub notes: Vec<ChunkNote>,
 }
 
 /// Chunk metadata without the text, for listings.
@@ -94,8 +97,12 @@ impl Catalog {
             [],
             |r| r.get(0),
         )?;
-        // Layout 6 only added the `skipped` table: layout 5's rows stand.
-        if has_chunks && version != 5 {
+        // Layout 6 added the `skipped` table and `files.notes`: layout 5's
+        // rows stand.
+        if has_chunks && version == 5 {
+            self.conn
+                .execute_batch("ALTER TABLE files ADD COLUMN notes TEXT;")?;
+        } else if has_chunks {
             self.conn.execute_batch(
                 "BEGIN;
                  DROP TABLE IF EXISTS chunks;
@@ -215,7 +222,7 @@ impl Catalog {
     pub fn files(&self) -> Result<HashMap<String, FileRow>> {
         let mut stmt = self
             .conn
-            .prepare("SELECT path, size, mtime_ns, sha256, chars FROM files")
+            .prepare("SELECT path, size, mtime_ns, sha256, chars, notes FROM files")
             .map_err(|e| self.err(e))?;
         let rows = stmt
             .query_map([], |r| {
@@ -226,6 +233,11 @@ impl Catalog {
                         mtime_ns: r.get(2)?,
                         sha256: r.get(3)?,
                         chars: r.get::<_, i64>(4)? as usize,
+                        // Notes are a report, not data: unreadable ones are none.
+                        notes: r
+                            .get::<_, Option<String>>(5)?
+                            .and_then(|j| serde_json::from_str(&j).ok())
+                            .unwrap_or_default(),
                     },
                 ))
             })
@@ -267,15 +279,20 @@ impl Tx<'_> {
     pub fn put_file(&self, path: &str, row: &FileRow) -> Result<()> {
         self.tx
             .prepare_cached(
-                "INSERT OR REPLACE INTO files(path, size, mtime_ns, sha256, chars) VALUES (?1, ?2, ?3, ?4, ?5)",
+                "INSERT OR REPLACE INTO files(path, size, mtime_ns, sha256, chars, notes) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
             )
             .and_then(|mut s| {
+                let notes = match row.notes.as_slice() {
+                    [] => None,
+                    notes => serde_json::to_string(notes).ok(),
+                };
                 s.execute(params![
                     path,
                     row.size as i64,
                     row.mtime_ns,
                     row.sha256,
-                    row.chars as i64
+                    row.chars as i64,
+                    notes
                 ])
             })
             .map(|_| ())

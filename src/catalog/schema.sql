@@ -10,7 +10,8 @@ CREATE TABLE IF NOT EXISTS files (
     size     INTEGER NOT NULL,
     mtime_ns INTEGER NOT NULL,
     sha256   TEXT NOT NULL,
-    chars    INTEGER NOT NULL
+    chars    INTEGER NOT NULL,
+    notes    TEXT             -- JSON array of what chunking noted, or NULL
 );
 -- One row per chunk. `gen` is the build generation that wrote the row: rows of a
 -- generation above meta.generation belong to a build that died and are removed.

@@ -178,9 +178,10 @@ impl Default for ChunkOptions {
 }
 
 /// A problem a chunker noticed but recovered from (the build goes on).
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct ChunkNote {
     /// 1-based line the note is about, when known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub line: Option<usize>,
     /// What happened and what was done instead.
     pub message: String,

@@ -305,12 +305,20 @@ pub fn build(seg: &Segment, settings: &Settings, opts: &BuildOptions<'_>) -> Res
 
     let mut warnings = walked.warnings;
     warnings.append(&mut carried);
-    let mut present: HashSet<&str> = walked
+    let unchanged: Vec<&SourceEntry> = walked
         .files
         .iter()
         .filter(|e| read::unchanged(e, &known, settings.max_file_bytes))
-        .map(|e| e.rel.as_str())
         .collect();
+    // What chunking noted about a file is reported by every build while the
+    // file stands unchanged (as cargo replays a cached crate's warnings), so
+    // two builds of one tree report the same.
+    for e in &unchanged {
+        if let Some(row) = known.get(&e.rel) {
+            warnings.extend(row.notes.iter().map(|n| note_warning(&e.rel, n)));
+        }
+    }
+    let mut present: HashSet<&str> = unchanged.iter().map(|e| e.rel.as_str()).collect();
     present.extend(seen.changed.iter().map(|(e, _)| e.rel.as_str()));
     present.extend(seen.touched.iter().map(|(e, _)| e.rel.as_str()));
     let removed: Vec<String> = known
@@ -319,6 +327,8 @@ pub fn build(seg: &Segment, settings: &Settings, opts: &BuildOptions<'_>) -> Res
         .cloned()
         .collect();
     warnings.append(&mut seen.warnings);
+    // By file, whichever build first noticed them.
+    warnings.sort_by(|a, b| a.path.cmp(&b.path));
     // What the build read and indexed (or found unchanged): a skipped file
     // is not indexing work, and a rate over its size would flatter the build.
     let read_bytes: u64 = seen
@@ -468,6 +478,16 @@ pub fn build(seg: &Segment, settings: &Settings, opts: &BuildOptions<'_>) -> Res
     })
 }
 
+/// The build warning of what chunking noted about `path`.
+fn note_warning(path: &str, n: &chunk::ChunkNote) -> Warning {
+    Warning {
+        path: path.to_string(),
+        line: n.line,
+        message: n.message.clone(),
+        kind: n.kind,
+    }
+}
+
 fn now_ns() -> i64 {
     SystemTime::now()
         .duration_since(UNIX_EPOCH)
@@ -496,7 +516,11 @@ impl Seen {
         let mut fresh = Vec::new();
         for outcome in outcomes {
             match outcome {
-                Outcome::Touched(e, row) => self.touched.push((e, row)),
+                Outcome::Touched(e, row) => {
+                    self.warnings
+                        .extend(row.notes.iter().map(|n| note_warning(&e.rel, n)));
+                    self.touched.push((e, row));
+                }
                 Outcome::Fresh(f) => fresh.push(f),
                 Outcome::Skipped(e, w) => {
                     skips.add(&e, &w);
@@ -511,12 +535,8 @@ impl Seen {
     fn keep(&mut self, batch: Arc<Vec<Fresh>>, keep: bool) {
         for f in batch.iter() {
             self.changed.push((f.entry.clone(), f.row.clone()));
-            self.warnings.extend(f.notes.iter().map(|n| Warning {
-                path: f.entry.rel.clone(),
-                line: n.line,
-                message: n.message.clone(),
-                kind: n.kind,
-            }));
+            self.warnings
+                .extend(f.row.notes.iter().map(|n| note_warning(&f.entry.rel, n)));
         }
         if keep {
             self.kept.push(batch);

@@ -16,7 +16,6 @@ pub(super) struct Fresh {
     pub entry: SourceEntry,
     pub row: FileRow,
     pub chunks: Vec<Chunk>,
-    pub notes: Vec<chunk::ChunkNote>,
 }
 
 /// What reading one file gave.
@@ -128,13 +127,15 @@ fn process(
             );
         }
     };
-    let row = FileRow {
+    let mut row = FileRow {
         size: entry.size,
         mtime_ns: entry.mtime_ns,
         sha256: loaded.sha256,
         chars: loaded.text.chars().count(),
+        notes: Vec::new(),
     };
-    if known.is_some_and(|k| k.sha256 == row.sha256) {
+    if let Some(k) = known.filter(|k| k.sha256 == row.sha256) {
+        row.notes = k.notes.clone();
         return Outcome::Touched(entry.clone(), row);
     }
     let format = chunk::DocFormat::of(&entry.rel, &settings.code_extensions);
@@ -152,10 +153,10 @@ fn process(
         );
     }
     let chunked = chunk::chunk_document(&entry.rel, &loaded.text, format, opts);
+    row.notes = chunked.notes;
     Outcome::Fresh(Fresh {
         entry: entry.clone(),
         row,
         chunks: chunked.chunks,
-        notes: chunked.notes,
     })
 }

@@ -150,6 +150,30 @@ fn older_catalog_layout_is_migrated() {
     assert!(!hits["hits"].as_array().expect("hits").is_empty(), "{hits}");
 }
 
+/// Layout 5 lacked only the skipped-files table and the files' notes: it is
+/// brought to layout 6 in place, without a rebuild.
+#[test]
+fn layout_5_is_migrated_in_place() {
+    let env = Env::fixture("demo");
+    env.json(&["build"]);
+    let db = env.path().join("_ctx/context.db");
+    {
+        let c = rusqlite::Connection::open(&db).expect("open");
+        c.execute_batch(
+            "DROP TABLE skipped; ALTER TABLE files DROP COLUMN notes; PRAGMA user_version = 5;",
+        )
+        .expect("layout 5");
+    }
+    let r = env.json(&["build"]);
+    assert_eq!(r["full"], false, "{r}");
+    assert_eq!(r["noop"], true, "{r}");
+    env.write("big.md", format!("# Big\n\n{}\n", "x".repeat(5_000_000)));
+    let r = env.json(&["build"]);
+    assert_eq!(r["warnings"][0]["kind"], "too_large", "{r}");
+    assert_eq!(env.json(&["stats"])["skipped"][0]["path"], "big.md");
+    env.ctx(&["validate"]).assert().success();
+}
+
 /// `--timings` names every stage of a build that wrote something.
 #[test]
 fn timings_name_every_stage() {

@@ -241,3 +241,40 @@ fn many_warnings_are_counted_by_kind() {
     assert!(line.contains(": 1 file, 1 chunk, ~"), "{line}");
     assert!(line.contains(", 25 warnings; up to date"), "{line}");
 }
+
+/// What chunking noted about a file (here, a syntax error) is reported again
+/// by every build while the file stands unchanged, and no longer once it is
+/// fixed: two builds of one tree report the same warnings.
+#[test]
+fn chunking_notes_are_reported_while_the_file_stands() {
+    let env = Env::empty();
+    env.write("ok.md", "# Guide\n\nThe harbour opens at dawn.\n");
+    env.write(
+        "src/lib.rs",
+        "/// Fine.\npub fn fine() -> u32 {\n    1\n}\n\npub fn broken( {\n    2\n}\n",
+    );
+    let first = stderr(&env, &["build"], 0);
+    assert!(
+        first.contains("warning: src/lib.rs:6: 1 syntax error (first on line 6)"),
+        "{first}"
+    );
+    let b = env.json(&["build"]);
+    assert_eq!(b["noop"], true);
+    assert_eq!(b["warnings"][0]["kind"], "syntax_errors", "{b}");
+    assert_eq!(b["warnings"][0]["line"], 6, "{b}");
+    // An mtime-only change re-reads the file and finds its content unchanged.
+    set_mtime(
+        &env,
+        "src/lib.rs",
+        mtime(&env, "src/lib.rs") + Duration::from_secs(5),
+    );
+    let again = stderr(&env, &["build"], 0);
+    assert_eq!(again, first);
+    env.write(
+        "src/lib.rs",
+        "/// Fine.\npub fn fine() -> u32 {\n    1\n}\n\npub fn mended() {\n    2;\n}\n",
+    );
+    let fixed = stderr(&env, &["build"], 0);
+    assert!(!fixed.contains("syntax error"), "{fixed}");
+    assert_eq!(env.json(&["build"])["warnings"], serde_json::json!([]));
+}
