@@ -28,12 +28,12 @@ impl Retriever {
             return Ok(chunks);
         }
         let Some((path, lines)) = split_lines(requested) else {
-            return Err(unknown(requested));
+            return Err(self.unknown(requested, requested)?);
         };
         let lines = lines
             .map_err(|why| Error::Invalid(format!("`{}`: {why}", requested.escape_debug())))?;
         let Some(doc) = self.indexed_file(path)? else {
-            return Err(unknown(requested));
+            return Err(self.unknown(requested, path)?);
         };
         let mut chunks = Vec::new();
         self.catalog.for_each_chunk_in_lines(&doc, lines, |c| {
@@ -85,11 +85,19 @@ impl Retriever {
 pub(super) const ID_SHAPE: &str =
     "IDs look like `operations:3fa9c2e1d0` (doc stem, colon, 10 hex digits)";
 
-fn unknown(requested: &str) -> Error {
-    Error::Invalid(format!(
-        "`{}` is neither a chunk ID nor an indexed file; {ID_SHAPE}, files like `docs/ops.md` or, for some of its lines, `docs/ops.md:12-30` (path in the project, as search prints it). Use `ctx search` to find them",
-        requested.escape_debug()
-    ))
+impl Retriever {
+    /// The error for an item `get` cannot resolve, whose file part is
+    /// `path`: a file the build skipped says why, anything else gets the
+    /// shapes of what `get` takes.
+    fn unknown(&self, requested: &str, path: &str) -> Result<Error> {
+        if let Some(e) = self.not_indexed(requested, path)? {
+            return Ok(e);
+        }
+        Ok(Error::Invalid(format!(
+            "`{}` is neither a chunk ID nor an indexed file; {ID_SHAPE}, files like `docs/ops.md` or, for some of its lines, `docs/ops.md:12-30` (path in the project, as search prints it). Use `ctx search` to find them",
+            requested.escape_debug()
+        )))
+    }
 }
 
 /// `path:N` or `path:N-M` as the path and the 1-based, inclusive lines; the

@@ -77,6 +77,26 @@ impl Retriever {
             .collect())
     }
 
+    /// The error for `requested` (a file, or a file's lines) when its file
+    /// `path` (in the project, or the end of one) is one the build skipped.
+    pub(super) fn not_indexed(&self, requested: &str, path: &str) -> Result<Option<Error>> {
+        let path = self.project_path(path);
+        let tail = format!("/{path}");
+        Ok(self
+            .catalog
+            .skipped()?
+            .into_iter()
+            .find(|s| s.path == path || s.path.ends_with(&tail))
+            .map(|s| {
+                Error::Invalid(format!(
+                    "`{}` is not indexed: the build skipped {} ({})",
+                    requested.escape_debug(),
+                    s.path,
+                    s.reason()
+                ))
+            }))
+    }
+
     /// What to add to a search without evidence when the build skipped files
     /// (those `doc` matches, when given): the answer may be in one of them.
     pub(super) fn skipped_note(&self, doc: Option<&str>) -> Result<Option<String>> {

@@ -198,6 +198,11 @@ impl Retriever {
             ));
         }
         let Some(f) = found.pop() else {
+            if let Some(f) = file
+                && let Some(e) = self.not_indexed(f, f)?
+            {
+                return Err(e);
+            }
             return Err(Error::Invalid(format!(
                 "no symbol `{}`{} in this pack; try `ctx search \"{}\" --kind code`",
                 opts.name,
