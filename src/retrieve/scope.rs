@@ -7,6 +7,7 @@
 use globset::{GlobBuilder, GlobMatcher};
 
 use super::{Retriever, Scope, SearchOptions};
+use crate::catalog::Skip;
 use crate::error::{Error, Result};
 use crate::index::Filter;
 
@@ -39,7 +40,9 @@ impl Retriever {
                     && let [first, ..] = self.skipped(Some(&m))?.as_slice()
                 {
                     return Err(Error::Invalid(format!(
-                        "the doc glob `{glob}` matches only files the build skipped, such as {first}"
+                        "the doc glob `{glob}` matches only files the build skipped, such as {}: {}",
+                        first.path,
+                        first.reason()
                     )));
                 }
                 if docs.is_empty() && !files.is_empty() {
@@ -65,16 +68,11 @@ impl Retriever {
         })
     }
 
-    /// `path: why` of each file the last build skipped, of those `doc`
-    /// matches when given.
-    pub(super) fn skipped(&self, doc: Option<&GlobMatcher>) -> Result<Vec<String>> {
-        Ok(self
-            .catalog
-            .skipped()?
-            .iter()
-            .filter(|s| doc.is_none_or(|m| m.is_match(&s.path)))
-            .map(|s| format!("{}: {}", s.path, s.reason()))
-            .collect())
+    /// The files the last build skipped, those `doc` matches when given.
+    pub(super) fn skipped(&self, doc: Option<&GlobMatcher>) -> Result<Vec<Skip>> {
+        let mut skips = self.catalog.skipped()?;
+        skips.retain(|s| doc.is_none_or(|m| m.is_match(&s.path)));
+        Ok(skips)
     }
 
     /// The error for `requested` (a file, or a file's lines) when its file
@@ -106,15 +104,12 @@ impl Retriever {
     }
 }
 
-/// "the build skipped …, which search cannot see" for `skipped` (`path: why`).
-fn skipped_note(skipped: &[String]) -> Option<String> {
+/// "the build skipped …, which search cannot see" for `skipped`.
+fn skipped_note(skipped: &[Skip]) -> Option<String> {
     let named: Vec<String> = skipped
         .iter()
         .take(NAMED)
-        .map(|s| match s.split_once(": ") {
-            Some((path, why)) => format!("{path} ({why})"),
-            None => s.clone(),
-        })
+        .map(|s| format!("{} ({})", s.path, s.reason()))
         .collect();
     match skipped.len() {
         0 => None,
@@ -137,10 +132,17 @@ fn skipped_note(skipped: &[String]) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::error::WarningKind;
 
-    fn skips(n: usize) -> Vec<String> {
+    fn skips(n: usize) -> Vec<Skip> {
         (0..n)
-            .map(|i| format!("f{i}.md: binary file (NUL byte at offset {i})"))
+            .map(|i| Skip {
+                path: format!("f{i}.md"),
+                size: 10,
+                mtime_ns: 0,
+                kind: WarningKind::Binary,
+                message: format!("skipped: binary file (NUL byte at offset {i})"),
+            })
             .collect()
     }
 

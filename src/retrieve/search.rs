@@ -308,7 +308,11 @@ impl Retriever {
             return Err(Error::NothingIndexed {
                 root: self.seg.root.clone(),
                 boxed: self.reader.has_scope("relay"),
-                skipped: self.skipped(None)?,
+                skipped: self
+                    .skipped(None)?
+                    .iter()
+                    .map(|s| format!("{}: {}", s.path, s.reason()))
+                    .collect(),
             });
         }
         let filter = self.filter(opts)?;
