@@ -7,7 +7,7 @@
 use std::collections::HashMap;
 
 use crate::catalog::{Catalog, Skip, Tx};
-use crate::error::{Result, Warning};
+use crate::error::{Result, Warning, WarningKind};
 use crate::sources::SourceEntry;
 
 /// Meta key of the `max_file_bytes` the recorded skips were judged under.
@@ -50,7 +50,9 @@ impl Skips {
     /// skipped again without being read, and its warning is returned.
     pub fn carry(&mut self, e: &SourceEntry) -> Option<Warning> {
         let s = self.before.get(&e.rel).filter(|_| self.usable)?;
-        if s.size != e.size || s.mtime_ns != e.mtime_ns {
+        // A file that could not be read may become readable without its
+        // mtime changing (`chmod`), and failing to read it again is cheap.
+        if s.size != e.size || s.mtime_ns != e.mtime_ns || s.kind == WarningKind::Unreadable {
             return None;
         }
         self.now.push(s.clone());
@@ -96,5 +98,64 @@ fn warning(s: &Skip) -> Warning {
         line: None,
         message: s.message.clone(),
         kind: s.kind,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn entry(rel: &str, size: u64, mtime_ns: i64) -> SourceEntry {
+        SourceEntry {
+            rel: rel.into(),
+            abs: rel.into(),
+            size,
+            mtime_ns,
+        }
+    }
+
+    fn skips(recorded: &[(&str, WarningKind)], usable: bool) -> Skips {
+        Skips {
+            before: recorded
+                .iter()
+                .map(|&(path, kind)| {
+                    let s = Skip {
+                        path: path.into(),
+                        size: 10,
+                        mtime_ns: 7,
+                        kind,
+                        message: "skipped: why".into(),
+                    };
+                    (s.path.clone(), s)
+                })
+                .collect(),
+            usable,
+            now: Vec::new(),
+            limit: 100,
+            limit_changed: false,
+        }
+    }
+
+    #[test]
+    fn a_skip_is_carried_while_the_file_stands_unless_it_was_unreadable() {
+        let mut s = skips(
+            &[
+                ("a.md", WarningKind::Binary),
+                ("b.md", WarningKind::Unreadable),
+            ],
+            true,
+        );
+        assert!(s.carry(&entry("a.md", 10, 7)).is_some());
+        assert!(s.carry(&entry("a.md", 11, 7)).is_none(), "size changed");
+        assert!(s.carry(&entry("a.md", 10, 8)).is_none(), "mtime changed");
+        assert!(s.carry(&entry("b.md", 10, 7)).is_none(), "read again");
+        assert!(s.carry(&entry("c.md", 10, 7)).is_none(), "never skipped");
+        // Only a.md was carried, so the record changed (b.md went).
+        assert!(s.changed());
+        let mut full = skips(&[("a.md", WarningKind::Binary)], false);
+        assert!(
+            full.carry(&entry("a.md", 10, 7)).is_none(),
+            "a full build reads all"
+        );
     }
 }
