@@ -25,7 +25,7 @@ use crate::chunk::{ChunkNote, id};
 use crate::error::{Error, Result};
 
 /// The catalog layout this ctx writes (`PRAGMA user_version`).
-const LAYOUT: i64 = 6;
+const LAYOUT: i64 = 7;
 
 /// A file as recorded by the last committed build.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -83,8 +83,10 @@ impl Catalog {
         Ok(cat)
     }
 
-    /// Brings an older layout to [`LAYOUT`]. Chunk rows are derived data: they
-    /// are dropped and the next build is a full one. Relay boxes are kept.
+    /// Brings an older layout to [`LAYOUT`]. Everything but relay boxes is
+    /// derived data: it is dropped (tables and all, so a table whose columns
+    /// changed is made anew) and the next build is a full one. Layout 5 lacks
+    /// only what layout 7 added, so it is brought up in place.
     fn migrate(&self) -> rusqlite::Result<()> {
         let version: i64 = self
             .conn
@@ -97,8 +99,7 @@ impl Catalog {
             [],
             |r| r.get(0),
         )?;
-        // Layout 6 added the `skipped` table and `files.notes`: layout 5's
-        // rows stand.
+        // Layout 7 added the `skipped` table and `files.notes`.
         if has_chunks && version == 5 {
             self.conn
                 .execute_batch("ALTER TABLE files ADD COLUMN notes TEXT;")?;
@@ -109,8 +110,9 @@ impl Catalog {
                  DROP TABLE IF EXISTS pages;
                  DROP TABLE IF EXISTS retired;
                  DROP TABLE IF EXISTS pack_spans;
-                 DELETE FROM files;
-                 DELETE FROM meta WHERE key IN ('settings', 'pack_generation');
+                 DROP TABLE IF EXISTS files;
+                 DROP TABLE IF EXISTS skipped;
+                 DELETE FROM meta WHERE key IN ('settings', 'pack_generation', 'skip_limit');
                  COMMIT;",
             )?;
         }

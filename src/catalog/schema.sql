@@ -1,4 +1,4 @@
--- ctx catalog, layout 6 (PRAGMA user_version). Derived data except `boxes`: deleting
+-- ctx catalog, layout 7 (PRAGMA user_version). Derived data except `boxes`: deleting
 -- context.db forces a full rebuild.
 CREATE TABLE IF NOT EXISTS meta (
     key   TEXT PRIMARY KEY,
