@@ -235,6 +235,20 @@ fn many_warnings_are_counted_by_kind() {
     assert_eq!(kinds.len(), 25);
     assert_eq!(kinds.iter().filter(|k| **k == "binary").count(), 24);
     assert!(kinds.contains(&"not_utf8"));
+    // Stats name ten of the skipped files and count the rest.
+    let out = env.ctx(&["stats"]).assert().success().get_output().clone();
+    let stats = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stats.contains(
+            "skipped 25 files at the last build (not searched):\n  bin00.md: binary file"
+        ),
+        "{stats}"
+    );
+    assert!(stats.contains("\n  bin09.md: binary file (NUL byte at offset 9)\n  … and 15 more (`ctx --json stats` lists them all)\n"), "{stats}");
+    assert_eq!(
+        env.json(&["stats"])["skipped"].as_array().map(Vec::len),
+        Some(25)
+    );
     // The summary line of the build counts in words.
     let out = env.ctx(&["build"]).assert().success().get_output().clone();
     let line = String::from_utf8_lossy(&out.stdout);
@@ -262,6 +276,17 @@ fn chunking_notes_are_reported_while_the_file_stands() {
     assert_eq!(b["noop"], true);
     assert_eq!(b["warnings"][0]["kind"], "syntax_errors", "{b}");
     assert_eq!(b["warnings"][0]["line"], 6, "{b}");
+    // Stats count the files indexed with such a note, by kind.
+    assert_eq!(
+        env.json(&["stats"])["noted"],
+        serde_json::json!({"syntax_errors": 1})
+    );
+    let out = env.ctx(&["stats"]).assert().success().get_output().clone();
+    assert!(
+        String::from_utf8_lossy(&out.stdout).contains(
+            "\nindexed with a note: 1 file has syntax errors the grammar could not parse; symbols near them may be incomplete\n"
+        )
+    );
     // An mtime-only change re-reads the file and finds its content unchanged.
     set_mtime(
         &env,

@@ -156,6 +156,9 @@ fn print_warnings(p: &Printer, warnings: &[Warning]) {
     ));
 }
 
+/// Skipped files `ctx stats` lists by name; JSON has them all.
+const LISTED_SKIPS: usize = 10;
+
 /// "1 file", "2 files".
 fn counted(n: usize, noun: &str) -> String {
     match n {
@@ -236,7 +239,21 @@ pub(super) fn stats(cli: &Cli, p: &Printer) -> anyhow::Result<ExitCode> {
     let vectors = sqlite_size(&seg.vectors_path());
     let index = dir_size(&seg.index_dir());
     let pack_bytes = dir_size(&seg.pack_path());
-    let source_bytes: u64 = catalog.files()?.values().map(|f| f.size).sum();
+    let indexed = catalog.files()?;
+    let source_bytes: u64 = indexed.values().map(|f| f.size).sum();
+    // Files chunking noted something about, by kind (a file once per kind).
+    let mut noted: Vec<(WarningKind, usize)> = WarningKind::ALL
+        .into_iter()
+        .map(|k| {
+            let n = indexed
+                .values()
+                .filter(|f| f.notes.iter().any(|n| n.kind == k))
+                .count();
+            (k, n)
+        })
+        .filter(|&(_, n)| n > 0)
+        .collect();
+    noted.sort_by_key(|&(k, _)| k);
     let generation = catalog.generation()?;
     let skipped = catalog.skipped()?;
     // The index is derived data: stats still answer without one.
@@ -251,6 +268,7 @@ pub(super) fn stats(cli: &Cli, p: &Printer) -> anyhow::Result<ExitCode> {
             "index_records": records, "index_deleted_records": deleted,
             "pack_bytes": pack_bytes, "vector_cache_bytes": vectors,
             "last_build": last, "generation": generation,
+            "noted": noted.iter().map(|(k, n)| (k.as_str().to_string(), serde_json::json!(n))).collect::<serde_json::Map<_, _>>(),
             "skipped": skipped.iter().map(|s| serde_json::json!({
                 "path": s.path, "bytes": s.size, "reason": s.reason(),
             })).collect::<Vec<_>>(),
@@ -266,14 +284,22 @@ pub(super) fn stats(cli: &Cli, p: &Printer) -> anyhow::Result<ExitCode> {
             pack_bytes as f64 / 1e6,
             last.unwrap_or_else(|| "never".into()),
         ));
+        for (k, n) in &noted {
+            p.text(&format!("indexed with a note: {}\n", k.summary(*n)));
+        }
         if !skipped.is_empty() {
-            let n = skipped.len();
             let mut out = format!(
-                "skipped {n} file{} at the last build (not searched):\n",
-                if n == 1 { "" } else { "s" }
+                "skipped {} at the last build (not searched):\n",
+                counted(skipped.len(), "file")
             );
-            for s in &skipped {
+            for s in skipped.iter().take(LISTED_SKIPS) {
                 out.push_str(&format!("  {}: {}\n", s.path, s.reason()));
+            }
+            if skipped.len() > LISTED_SKIPS {
+                out.push_str(&format!(
+                    "  … and {} more (`ctx --json stats` lists them all)\n",
+                    skipped.len() - LISTED_SKIPS
+                ));
             }
             p.text(&out);
         }
