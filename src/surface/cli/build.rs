@@ -242,7 +242,7 @@ pub(super) fn stats(cli: &Cli, p: &Printer) -> anyhow::Result<ExitCode> {
     let indexed = catalog.files()?;
     let source_bytes: u64 = indexed.values().map(|f| f.size).sum();
     // Files chunking noted something about, by kind (a file once per kind).
-    let mut noted: Vec<(WarningKind, usize)> = WarningKind::ALL
+    let noted: Vec<(WarningKind, usize)> = WarningKind::ALL
         .into_iter()
         .map(|k| {
             let n = indexed
@@ -253,7 +253,6 @@ pub(super) fn stats(cli: &Cli, p: &Printer) -> anyhow::Result<ExitCode> {
         })
         .filter(|&(_, n)| n > 0)
         .collect();
-    noted.sort_by_key(|&(k, _)| k);
     let generation = catalog.generation()?;
     let skipped = catalog.skipped()?;
     // The index is derived data: stats still answer without one.
