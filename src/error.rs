@@ -148,7 +148,7 @@ fn nothing_indexed(root: &Path, boxed: bool, skipped: &[String]) -> String {
             root.display()
         ),
         [first, rest @ ..] => format!(
-            "nothing is indexed in `{}`: all {} files ctx would read were skipped{relay}; the first: {first} (`ctx build` lists them all)",
+            "nothing is indexed in `{}`: all {} files ctx would read were skipped{relay}; the first: {first} (`ctx stats` lists them)",
             root.display(),
             rest.len() + 1
         ),

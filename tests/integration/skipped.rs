@@ -176,7 +176,7 @@ fn nothing_indexed_names_the_files_the_build_skipped() {
         &["search", "wombat"],
         &[
             "`: all 2 files ctx would read were skipped; the first: big.md: 2015 bytes",
-            "(`ctx build` lists them all)",
+            "(`ctx stats` lists them)",
         ],
     );
 }
