@@ -89,6 +89,19 @@ pub enum Error {
         /// The files the last build skipped, as `path: why`.
         skipped: Vec<String>,
     },
+    /// A catalog written by another version of ctx, opened for reading.
+    #[error(
+        "catalog `{}` has layout {found}, this ctx reads layout {reads}; run `ctx build`",
+        path.display()
+    )]
+    OldCatalog {
+        /// The database file.
+        path: PathBuf,
+        /// Its layout.
+        found: i64,
+        /// The layout this ctx reads.
+        reads: i64,
+    },
     /// A pack file that cannot be read as a pack.
     #[error("context pack `{path}` cannot be read: {message}")]
     BadPack {

@@ -142,11 +142,10 @@ impl Catalog {
             .query_row("PRAGMA user_version", [], |r| r.get(0))
             .map_err(|e| err(path, e))?;
         if version != LAYOUT {
-            return Err(Error::BadPack {
+            return Err(Error::OldCatalog {
                 path: path.to_path_buf(),
-                message: format!(
-                    "the catalog has layout {version}, this ctx reads layout {LAYOUT}; run `ctx build`"
-                ),
+                found: version,
+                reads: LAYOUT,
             });
         }
         Ok(Catalog {

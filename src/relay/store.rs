@@ -163,7 +163,7 @@ fn reuse(
     let found = match Catalog::open_read(&seg.db_path()) {
         Ok(c) => c.box_with_content(session, tool, sha256)?,
         // No catalog yet (or an older layout): nothing to reuse.
-        Err(Error::NoPack { .. } | Error::BadPack { .. }) => None,
+        Err(Error::NoPack { .. } | Error::BadPack { .. } | Error::OldCatalog { .. }) => None,
         Err(e) => return Err(e),
     };
     let Some(found) = found else {

@@ -140,8 +140,9 @@ fn older_catalog_layout_is_migrated() {
     env.ctx(&["search", "--no-build", "lock"])
         .assert()
         .failure()
+        .stderr(predicate::str::contains("error: catalog `"))
         .stderr(predicate::str::contains(
-            "the catalog has layout 2, this ctx reads layout",
+            "context.db` has layout 2, this ctx reads layout",
         ))
         .stderr(predicate::str::contains("run `ctx build`"));
     let r = env.json(&["build"]);
