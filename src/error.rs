@@ -280,6 +280,18 @@ impl WarningKind {
     }
 }
 
+impl Warning {
+    /// A warning about the whole file at `path` (no line).
+    pub fn file(path: impl Into<String>, kind: WarningKind, message: impl Into<String>) -> Warning {
+        Warning {
+            path: path.into(),
+            line: None,
+            message: message.into(),
+            kind,
+        }
+    }
+}
+
 impl std::fmt::Display for Warning {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self.line {

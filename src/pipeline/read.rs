@@ -107,6 +107,11 @@ pub(super) fn read_and_chunk(
     results.into_iter().map(|(_, o)| o).collect()
 }
 
+/// `entry` skipped, with the warning saying why.
+fn skipped(entry: &SourceEntry, kind: WarningKind, message: String) -> Outcome {
+    Outcome::Skipped(entry.clone(), Warning::file(&entry.rel, kind, message))
+}
+
 fn process(
     entry: &SourceEntry,
     known: Option<&FileRow>,
@@ -115,17 +120,7 @@ fn process(
 ) -> Outcome {
     let loaded = match sources::read_source(entry, settings.max_file_bytes) {
         Ok(l) => l,
-        Err((kind, message)) => {
-            return Outcome::Skipped(
-                entry.clone(),
-                Warning {
-                    path: entry.rel.clone(),
-                    line: None,
-                    message,
-                    kind,
-                },
-            );
-        }
+        Err((kind, message)) => return skipped(entry, kind, message),
     };
     let mut row = FileRow {
         size: entry.size,
@@ -142,14 +137,10 @@ fn process(
     if matches!(format, chunk::DocFormat::Code(_))
         && let Some(reason) = chunk::code::is_probably_generated(&loaded.text)
     {
-        return Outcome::Skipped(
-            entry.clone(),
-            Warning {
-                path: entry.rel.clone(),
-                line: None,
-                message: format!("skipped: looks generated or minified ({reason})"),
-                kind: WarningKind::Generated,
-            },
+        return skipped(
+            entry,
+            WarningKind::Generated,
+            format!("skipped: looks generated or minified ({reason})"),
         );
     }
     let chunked = chunk::chunk_document(&entry.rel, &loaded.text, format, opts);

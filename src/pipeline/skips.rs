@@ -56,7 +56,7 @@ impl Skips {
             return None;
         }
         self.now.push(s.clone());
-        Some(warning(s))
+        Some(Warning::file(&s.path, s.kind, &s.message))
     }
 
     /// Records that this build read `e` and skipped it with `warning`.
@@ -88,16 +88,6 @@ impl Skips {
         self.now.sort_by(|a, b| a.path.cmp(&b.path));
         tx.replace_skipped(&self.now)?;
         tx.set_meta(LIMIT_KEY, &self.limit.to_string())
-    }
-}
-
-/// The build warning of a skip.
-fn warning(s: &Skip) -> Warning {
-    Warning {
-        path: s.path.clone(),
-        line: None,
-        message: s.message.clone(),
-        kind: s.kind,
     }
 }
 

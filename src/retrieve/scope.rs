@@ -81,8 +81,7 @@ impl Retriever {
         let path = self.project_path(path);
         let tail = format!("/{path}");
         Ok(self
-            .catalog
-            .skipped()?
+            .skipped(None)?
             .into_iter()
             .find(|s| s.path == path || s.path.ends_with(&tail))
             .map(|s| {

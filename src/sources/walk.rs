@@ -208,12 +208,7 @@ fn push_warning(
     message: String,
 ) {
     if let Ok(mut w) = warnings.lock() {
-        w.push(Warning {
-            path: rel_of(root, path),
-            line: None,
-            message,
-            kind,
-        });
+        w.push(Warning::file(rel_of(root, path), kind, message));
     }
 }
 
