@@ -71,15 +71,39 @@ pub struct ChunkReader<'a> {
     cache: PageCache,
 }
 
+/// A chunk whose text is not read yet: [`ChunkReader::text`] reads it, from
+/// a page that may have to be decompressed.
+pub struct Unread(Stored);
+
+impl Unread {
+    /// The chunk's metadata; its `text` is empty.
+    pub fn meta(&self) -> &Chunk {
+        &self.0.chunk
+    }
+
+    /// The chunk without its text, for a reader that decided not to need it.
+    pub fn into_meta(self) -> Chunk {
+        self.0.chunk
+    }
+}
+
 impl ChunkReader<'_> {
     /// A chunk by ID, its `text_sha256` left empty (hashing every hit's text
     /// is a cost no reader of search hits needs).
     pub fn chunk(&mut self, id: &str) -> Result<Option<Chunk>> {
+        self.unread(id)?.map(|u| self.text(u)).transpose()
+    }
+
+    /// A chunk by ID before its text is read: a search weighs more candidates
+    /// than it keeps, and most of them need only their place.
+    pub fn unread(&mut self, id: &str) -> Result<Option<Unread>> {
         let sql = format!("SELECT {COLUMNS} FROM chunks WHERE id = ?1");
-        self.cat
-            .stored(&sql, [id])?
-            .map(|s| self.cat.with_text_unhashed(s, &mut self.cache))
-            .transpose()
+        Ok(self.cat.stored(&sql, [id])?.map(Unread))
+    }
+
+    /// `u` with its text, its `text_sha256` left empty.
+    pub fn text(&mut self, u: Unread) -> Result<Chunk> {
+        self.cat.with_text_unhashed(u.0, &mut self.cache)
     }
 }
 

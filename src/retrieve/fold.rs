@@ -22,7 +22,7 @@ const MIN_LENGTH_RATIO: f32 = 0.8;
 /// Whether `b` is a copy of `a` at another place: same kind, the same heading
 /// or symbol path within its document, and nearly the same text.
 pub fn near_duplicate(a: &Chunk, b: &Chunk) -> bool {
-    if a.kind != b.kind || a.doc == b.doc || inner_path(a) != inner_path(b) {
+    if !same_place(a, b) {
         return false;
     }
     if a.text == b.text {
@@ -35,6 +35,12 @@ pub fn near_duplicate(a: &Chunk, b: &Chunk) -> bool {
     let (wa, wb) = (words(&a.text), words(&b.text));
     let union = wa.union(&wb).count();
     union > 0 && wa.intersection(&wb).count() as f32 >= MIN_SHARED_WORDS * union as f32
+}
+
+/// Whether `a` and `b` stand at the same place in two files (kind and inner
+/// title path), the one condition of [`near_duplicate`] that needs no text.
+pub fn same_place(a: &Chunk, b: &Chunk) -> bool {
+    a.kind == b.kind && a.doc != b.doc && inner_path(a) == inner_path(b)
 }
 
 /// The title path without the element that names the file itself (a code
@@ -128,6 +134,24 @@ mod tests {
             &a,
             &section("vendor/a.md", &["Guide", "Install"])
         ));
+    }
+
+    #[test]
+    fn a_copy_is_always_at_the_same_place() {
+        // Search reads a candidate's text only when `same_place` holds, so a
+        // pair `near_duplicate` accepts must never fail it.
+        let a = section("a.md", &["Guide", "Install"]);
+        for b in [
+            section("vendor/a.md", &["Guide", "Install"]),
+            section("b.md", &["Guide", "Upgrade"]),
+            section("a.md", &["Guide", "Install"]),
+        ] {
+            assert_eq!(same_place(&a, &b), near_duplicate(&a, &b));
+        }
+        let esm = code("dist/esm/a.js", &["T", "validate"], ESM);
+        let cjs = code("dist/cjs/a.js", &["T", "validate"], "");
+        assert!(same_place(&esm, &cjs));
+        assert!(!near_duplicate(&esm, &cjs));
     }
 
     #[test]

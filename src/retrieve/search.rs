@@ -12,7 +12,7 @@ use serde::Serialize;
 
 use super::Retriever;
 use super::coverage::{DEFAULT_MIN_COVERAGE, min_coverage_for};
-use super::fold::{counterpart, near_duplicate};
+use super::fold::{self, counterpart, near_duplicate};
 use super::preview::preview;
 use crate::chunk::{Chunk, ChunkKind};
 use crate::error::{Error, Result};
@@ -368,18 +368,27 @@ impl Retriever {
                 }
                 // A row can be missing only for an ID a concurrent build just
                 // retired; the snapshot is older than the catalog. Skip it.
-                let Some(c) = rows.chunk(&s.id)? else {
+                let Some(c) = rows.unread(&s.id)? else {
                     continue;
                 };
+                let m = c.meta();
                 // Plain text (a boxed log, a tool's output) has no sections: its
                 // parts are windows of one long value, and a search within it
                 // wants every window that matches, not the best one alone.
-                if c.part.is_some()
-                    && c.kind != ChunkKind::Text
-                    && !sections.insert((c.doc.clone(), c.title_path.clone()))
+                if m.part.is_some()
+                    && m.kind != ChunkKind::Text
+                    && !sections.insert((m.doc.clone(), m.title_path.clone()))
                 {
                     continue;
                 }
+                // Text is read for a hit kept or a possible copy of one; a
+                // candidate only named under a hit, or dropped, needs none.
+                let copy = chunks.iter().any(|h| fold::same_place(&h.chunk, m));
+                let named = chunks.iter().any(|h| counterpart(&h.chunk, m));
+                let c = match copy || (!named && chunks.len() < k) {
+                    true => rows.text(c)?,
+                    false => c.into_meta(),
+                };
                 if let Some(kept) = chunks.iter_mut().find(|h| near_duplicate(&h.chunk, &c)) {
                     kept.copies.push(Duplicate::of(c));
                 } else if let Some(kept) = chunks.iter_mut().find(|h| counterpart(&h.chunk, &c)) {
