@@ -146,6 +146,13 @@ def python_package(name):
     return copy_tree(found[0], name)
 
 
+def workspace():
+    """The 20-crate workspace `scripts/workspace_corpus.py` lays out, in a temp dir."""
+    dest = scratch("ctx-bench-ws-")
+    subprocess.run([sys.executable, os.path.join(ROOT, "scripts", "workspace_corpus.py"), dest], check=True)
+    return dest
+
+
 GO_PACKAGES = "io bufio bytes strings os net fmt sort compress archive encoding".split()
 
 
@@ -225,6 +232,8 @@ def main():
         # Two sets written blind (fixtures/eval/README.md); both crates are in Cargo.lock.
         bench_eval(a.bin, copy_crate("indicatif-0.18.6"), os.path.join(ROOT, "fixtures/eval/code-indicatif.jsonl"), build=True)
         bench_eval(a.bin, copy_crate("pulldown-cmark-0.13.6"), os.path.join(ROOT, "fixtures/eval/code-pulldown.jsonl"), build=True)
+        # A multi-crate workspace, written blind (queries that name a crate; fixtures/eval/README.md).
+        bench_eval(a.bin, workspace(), os.path.join(ROOT, "fixtures/eval/code-workspace.jsonl"), build=True)
         # Go, written blind: Go 1.19's standard library from Debian (needs apt-get).
         bench_eval(a.bin, go_stdlib(), os.path.join(ROOT, "fixtures/eval/code-go.jsonl"), build=True)
     if "relay" in only:
