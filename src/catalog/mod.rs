@@ -24,6 +24,9 @@ use rusqlite::{Connection, OpenFlags, OptionalExtension, params};
 use crate::chunk::{ChunkNote, id};
 use crate::error::{Error, Result};
 
+/// Meta key of the package directories, one per line.
+const PACKAGES_KEY: &str = "packages";
+
 /// The catalog layout this ctx writes (`PRAGMA user_version`).
 const LAYOUT: i64 = 7;
 
@@ -175,6 +178,23 @@ impl Catalog {
     /// Sets a metadata value.
     pub fn set_meta(&self, key: &str, value: &str) -> Result<()> {
         put_meta(&self.conn, key, value).map_err(|e| self.err(e))
+    }
+
+    /// The package directories the last build's walk found (see
+    /// [`crate::sources::Walked::packages`]).
+    pub fn packages(&self) -> Result<Vec<String>> {
+        Ok(self
+            .meta(PACKAGES_KEY)?
+            .map(|v| v.lines().map(str::to_string).collect())
+            .unwrap_or_default())
+    }
+
+    /// Records the package directories a walk found, when they changed.
+    pub fn set_packages(&self, packages: &[String]) -> Result<()> {
+        if self.packages()? != packages {
+            self.set_meta(PACKAGES_KEY, &packages.join("\n"))?;
+        }
+        Ok(())
     }
 
     /// Moves the write-ahead log into the database file and truncates it, so a

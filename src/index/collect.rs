@@ -12,7 +12,7 @@ use std::sync::Arc;
 use tantivy::collector::sort_key::NaturalComparator;
 use tantivy::collector::{Collector, SegmentCollector, TopNComputer};
 use tantivy::columnar::ColumnValues;
-use tantivy::{DocAddress, DocId, Score, SegmentOrdinal, SegmentReader};
+use tantivy::{BitSet, DocAddress, DocId, Score, SegmentOrdinal, SegmentReader};
 
 use super::signals;
 
@@ -30,6 +30,8 @@ pub(super) struct Priors {
     /// Whether tests and examples among those chunks are demoted (when one
     /// of them is neither).
     pub exact_demoted: bool,
+    /// A chunk outside the packages the query names, when it names any.
+    pub outside: f32,
 }
 
 impl Priors {
@@ -80,6 +82,9 @@ pub(super) struct PriorTop {
     pub named: Vec<HashSet<DocId>>,
     /// Chunks whose name is the whole query, by segment ordinal.
     pub exact: Vec<HashSet<DocId>>,
+    /// Chunks inside the packages the query names, by segment ordinal;
+    /// `None` when it names none.
+    pub inside: Option<Vec<BitSet>>,
 }
 
 /// [`PriorTop`] over one segment.
@@ -92,6 +97,8 @@ pub(super) struct PriorTopSegment {
     named: HashSet<DocId>,
     /// The chunks of this segment whose name is the whole query.
     exact: HashSet<DocId>,
+    /// The chunks of this segment inside the named packages, if any are.
+    inside: Option<BitSet>,
 }
 
 impl Collector for PriorTop {
@@ -123,6 +130,10 @@ impl Collector for PriorTop {
                 .get(segment as usize)
                 .cloned()
                 .unwrap_or_default(),
+            inside: self.inside.as_ref().map(|s| match s.get(segment as usize) {
+                Some(set) => set.clone(),
+                None => BitSet::with_max_value(0),
+            }),
         })
     }
 
@@ -158,7 +169,7 @@ impl SegmentCollector for PriorTopSegment {
         if !exact && self.top.threshold.is_some_and(|t| score <= t) {
             return;
         }
-        let score = match &self.flags {
+        let mut score = match &self.flags {
             Some(col) => {
                 score
                     * self
@@ -167,6 +178,13 @@ impl SegmentCollector for PriorTopSegment {
             }
             None => score,
         };
+        if self
+            .inside
+            .as_ref()
+            .is_some_and(|s| doc >= s.max_value() || !s.contains(doc))
+        {
+            score *= self.priors.outside;
+        }
         self.top.push(score, doc);
     }
 

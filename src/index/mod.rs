@@ -9,6 +9,7 @@ pub mod doctest;
 mod intent;
 mod mentions;
 pub mod operators;
+pub mod packages;
 mod query_words;
 pub mod reader;
 pub mod signals;

@@ -59,7 +59,7 @@ const QUESTION_WORDS: &[&str] = &[
     "about",
 ];
 
-fn is_question_word(word: &str) -> bool {
+pub(super) fn is_question_word(word: &str) -> bool {
     QUESTION_WORDS.contains(&word.to_lowercase().as_str())
 }
 

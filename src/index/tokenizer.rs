@@ -29,7 +29,7 @@ pub const PLAIN: &str = "ctx_plain";
 const MAX_TOKEN_BYTES: usize = 48;
 
 /// Lucene's English stop words (the list tantivy's `StopWordFilter` uses).
-fn is_stop_word(w: &str) -> bool {
+pub(super) fn is_stop_word(w: &str) -> bool {
     matches!(
         w,
         "a" | "an"

@@ -188,6 +188,9 @@ pub fn build(seg: &Segment, settings: &Settings, opts: &BuildOptions<'_>) -> Res
     let walked = sources::walk(&seg.root, settings, &|rel| is_code(settings, rel))?;
     let mut catalog = Catalog::open(&seg.db_path())?;
     catalog.defer_checkpoints()?;
+    // A ranking hint, not indexed content: a manifest added beside unchanged
+    // files counts at once, and an interrupted build loses nothing by it.
+    catalog.set_packages(&walked.packages)?;
     // An implicit refresh must not turn a pack into an empty one because its
     // sources are out of reach; an explicit build may.
     if opts.refresh_only && walked.files.is_empty() {

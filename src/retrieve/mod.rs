@@ -8,6 +8,7 @@ pub mod evidence;
 pub mod excerpt;
 pub mod fold;
 pub mod get;
+mod hits;
 pub mod implicit;
 mod locate;
 mod parts;

@@ -65,6 +65,7 @@ impl Retriever {
                 Scope::All => None,
             },
             docs,
+            packages: Vec::new(),
         })
     }
 

@@ -13,10 +13,13 @@ use serde::Serialize;
 use super::Retriever;
 use super::coverage::{DEFAULT_MIN_COVERAGE, min_coverage_for};
 use super::fold::{self, counterpart, near_duplicate};
+pub use super::hits::{
+    BoxedSpan, Duplicate, Hit, NO_SEARCHABLE_WORDS, ReadCall, SearchResult, Suggestion, absent_note,
+};
 use super::preview::preview;
 use crate::chunk::{Chunk, ChunkKind};
 use crate::error::{Error, Result};
-use crate::index::Filter;
+use crate::index::{Filter, packages};
 use crate::pack::piece;
 use crate::rerank::Reranker;
 use crate::rerank::cache::VectorCache;
@@ -64,213 +67,6 @@ impl Default for SearchOptions {
     }
 }
 
-/// One search hit.
-#[derive(Debug, Clone, Serialize)]
-pub struct Hit {
-    /// Chunk ID, for `get`.
-    pub id: String,
-    /// Document path relative to the segment root.
-    pub doc: String,
-    /// Heading path.
-    pub title_path: Vec<String>,
-    /// ~160 characters around the query's words.
-    pub preview: String,
-    /// Token estimate of the whole chunk.
-    pub token_est: usize,
-    /// Absolute path of the source file.
-    pub source_path: String,
-    /// Line range in the source file.
-    pub lines: [usize; 2],
-    /// BM25 score.
-    pub score: f32,
-    /// Chunk kind.
-    pub kind: String,
-    /// `[i, n]` when the chunk is part `i` of a block or symbol split into
-    /// `n` (`get` names the parts next to it).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub part: Option<[usize; 2]>,
-    /// Qualified symbol name, for code chunks that hold one.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub symbol: Option<String>,
-    /// Copies of this chunk elsewhere, folded into this hit (see [`super::fold`]).
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub duplicates: Vec<Duplicate>,
-    /// Declarations of this hit's symbol (a header's prototype, a stub)
-    /// that ranked lower, folded into it.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub declarations: Vec<Duplicate>,
-    /// Definitions of the symbol this hit declares that ranked lower,
-    /// folded into it.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub definitions: Vec<Duplicate>,
-    /// For a hit inside a boxed tool output: the lines (or characters) to resolve.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub boxed: Option<BoxedSpan>,
-}
-
-impl Hit {
-    /// `, part 1 of 3` for a part of a split block or symbol, else nothing.
-    pub fn part_label(&self) -> String {
-        self.part
-            .map(|[i, n]| format!(", part {i} of {n}"))
-            .unwrap_or_default()
-    }
-
-    /// What was folded into the hit, one line each: `also in …` (copies),
-    /// `declared in …`, `defined in …`.
-    pub fn elsewhere(&self) -> Vec<String> {
-        [
-            ("also in", &self.duplicates),
-            ("declared in", &self.declarations),
-            ("defined in", &self.definitions),
-        ]
-        .into_iter()
-        .filter(|(_, places)| !places.is_empty())
-        .map(|(what, places)| format!("{what} {}", Duplicate::list(places)))
-        .collect()
-    }
-}
-
-/// Where a hit inside a boxed tool output sits in the stored value, in the
-/// zero-based numbering `resolve lines` takes (hits number lines from one),
-/// so that nobody has to convert; and, for a piece of a line, in the
-/// characters `resolve slice` takes.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct BoxedSpan {
-    /// The value's reference, `internal://…`.
-    pub reference: String,
-    /// The session the value belongs to.
-    pub session: String,
-    /// First line, zero-based.
-    pub start_line: usize,
-    /// Number of lines.
-    pub line_count: usize,
-    /// The hit's first character, zero-based, when the lines that hold it
-    /// hold much more (a piece of minified JSON; see [`piece::char_span`]).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub start_index: Option<usize>,
-    /// The hit's length in characters, with `start_index`.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub length: Option<usize>,
-}
-
-/// The `resolve` call that reads a boxed hit: the operation (`lines` or
-/// `slice`) and its two numbers, each named as the MCP tool for that
-/// operation names its parameter.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct ReadCall {
-    /// `lines` or `slice`.
-    pub op: &'static str,
-    /// `start_line` and `line_count`, or `start_index` and `length`, with their values.
-    pub args: [(&'static str, usize); 2],
-}
-
-impl BoxedSpan {
-    /// The call that reads the hit: a slice for a piece of a long line, else
-    /// its lines.
-    pub fn read_call(&self) -> ReadCall {
-        match (self.start_index, self.length) {
-            (Some(start), Some(length)) => ReadCall {
-                op: "slice",
-                args: [("start_index", start), ("length", length)],
-            },
-            _ => ReadCall {
-                op: "lines",
-                args: [
-                    ("start_line", self.start_line),
-                    ("line_count", self.line_count),
-                ],
-            },
-        }
-    }
-}
-
-/// A lower-ranked copy of a hit, at another place.
-#[derive(Debug, Clone, Serialize)]
-pub struct Duplicate {
-    /// Chunk ID.
-    pub id: String,
-    /// Document path.
-    pub doc: String,
-    /// Line range in that document.
-    pub lines: [usize; 2],
-}
-
-impl Duplicate {
-    /// The place of `c`.
-    pub fn of(c: Chunk) -> Duplicate {
-        Duplicate {
-            id: c.id,
-            doc: c.doc,
-            lines: c.lines,
-        }
-    }
-
-    /// `doc:lines (id)` of each copy, comma-separated, for text output.
-    pub fn list(copies: &[Duplicate]) -> String {
-        copies
-            .iter()
-            .map(|d| format!("{}:{}-{} ({})", d.doc, d.lines[0], d.lines[1], d.id))
-            .collect::<Vec<_>>()
-            .join(", ")
-    }
-}
-
-/// A heading offered when there is no evidence.
-#[derive(Debug, Clone, Serialize)]
-pub struct Suggestion {
-    /// Chunk ID.
-    pub id: String,
-    /// Document path.
-    pub doc: String,
-    /// Heading path.
-    pub title_path: Vec<String>,
-}
-
-/// The answer to a search.
-#[derive(Debug, Clone, Serialize)]
-pub struct SearchResult {
-    /// Ranked hits (empty when `no_evidence`).
-    pub hits: Vec<Hit>,
-    /// Nothing in the index really answers the query.
-    pub no_evidence: bool,
-    /// Query-term coverage of the best hit, 0..1.
-    pub coverage: f32,
-    /// Nearest headings, when there is no evidence.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub suggestions: Vec<Suggestion>,
-    /// Boxed tool outputs that answer the query (at most 3), when a
-    /// docs-only search found no evidence: the answer may be in a tool's output.
-    #[serde(skip_serializing_if = "is_zero")]
-    pub relay_matches: usize,
-    /// Why there is no evidence, when the query itself is the reason; or
-    /// the files the build skipped, which the answer may be in.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub note: Option<String>,
-    /// Words of the query that no indexed text holds.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub absent: Vec<String>,
-}
-
-impl SearchResult {
-    /// What to tell a reader about the query's [`SearchResult::absent`] words.
-    pub fn absent_note(&self) -> Option<String> {
-        absent_note(&self.absent)
-    }
-}
-
-/// "no indexed text contains …" for `words`, when there are any.
-pub fn absent_note(words: &[String]) -> Option<String> {
-    if words.is_empty() {
-        return None;
-    }
-    let quoted: Vec<String> = words.iter().map(|w| format!("\"{w}\"")).collect();
-    Some(format!("no indexed text contains {}", quoted.join(" or ")))
-}
-
-/// Said when no word of a query can be searched for.
-pub const NO_SEARCHABLE_WORDS: &str = "every word of the query is a stop word, question word or punctuation, so nothing can match it; use the words an answer would contain (a name, a term, an error message)";
-
 /// Lowest score, as a share of the `k`-th hit's, at which a candidate past the
 /// `k`-th is still read to see whether it copies a hit: copies of one text score
 /// within a few percent of each other (the path and length differ).
@@ -285,12 +81,15 @@ struct Kept {
     definitions: Vec<Duplicate>,
 }
 
+/// A query's terms: those searched, and those a best hit outside the
+/// packages the query names must cover (the same when it names none).
+struct Terms {
+    search: Vec<String>,
+    outside: Vec<String>,
+}
+
 /// How many boxed outputs a docs-only search without evidence looks for.
 const RELAY_PEEK: usize = 3;
-
-fn is_zero(n: &usize) -> bool {
-    *n == 0
-}
 
 impl Retriever {
     /// Ranked hits for a natural-language query.
@@ -315,8 +114,29 @@ impl Retriever {
                     .collect(),
             });
         }
-        let filter = self.filter(opts)?;
+        let mut filter = self.filter(opts)?;
+        // A package the query names scopes it (boxed outputs belong to none);
+        // within the package its name tells no chunk apart, so the rest of
+        // the query is what is searched, when anything searchable is left.
+        let named = match opts.scope {
+            Scope::Relay => packages::Named::default(),
+            _ => packages::named(query, &self.catalog.packages()?),
+        };
+        // The name still counts toward the coverage of a best hit outside
+        // the package ("clap_lex: shell completions" answered from another
+        // crate is no answer); inside, it is covered by the path alone, so it
+        // is left out rather than counted as evidence.
+        let whole = self.reader.query_terms(query);
+        let query = match named.dirs.is_empty() || self.reader.query_terms(&named.rest).is_empty() {
+            true => query,
+            false => named.rest.as_str(),
+        };
         let terms = self.reader.query_terms(query);
+        let outside = match named.dirs.is_empty() {
+            true => terms.clone(),
+            false => whole,
+        };
+        filter.packages = named.dirs;
         if terms.is_empty() {
             return Ok(SearchResult {
                 hits: Vec::new(),
@@ -326,9 +146,14 @@ impl Retriever {
                 relay_matches: 0,
                 note: Some(NO_SEARCHABLE_WORDS.into()),
                 absent: Vec::new(),
+                packages: Vec::new(),
             });
         }
         let absent = self.reader.absent_words(query);
+        let terms = Terms {
+            search: terms,
+            outside,
+        };
         self.ranked(query, opts, &filter, &terms, absent)
     }
 
@@ -340,9 +165,10 @@ impl Retriever {
         query: &str,
         opts: &SearchOptions,
         filter: &Filter,
-        terms: &[String],
+        all_terms: &Terms,
         absent: Vec<String>,
     ) -> Result<SearchResult> {
+        let terms = &all_terms.search[..];
         let reranker = self.reranker.as_deref().filter(|_| opts.rerank);
         // A re-ranking reads deeper than `k`; the order of the first `k` of
         // its candidates is the lexical one, so coverage below is unchanged.
@@ -416,10 +242,21 @@ impl Retriever {
         let code_top = chunks
             .first()
             .is_some_and(|h| h.chunk.kind == ChunkKind::Code);
+        let cover = match chunks.first() {
+            Some(h)
+                if !filter
+                    .packages
+                    .iter()
+                    .any(|p| h.chunk.doc.starts_with(p.as_str())) =>
+            {
+                &all_terms.outside[..]
+            }
+            _ => terms,
+        };
         let coverage = if code_top {
-            self.file_coverage(terms, chunks.iter().take(3).map(|h| h.chunk.doc.as_str()))?
+            self.file_coverage(cover, chunks.iter().take(3).map(|h| h.chunk.doc.as_str()))?
         } else {
-            self.coverage(terms, chunks.iter().take(3).map(|h| &h.chunk))
+            self.coverage(cover, chunks.iter().take(3).map(|h| &h.chunk))
         };
         let no_evidence = chunks.first().is_none_or(|h| {
             coverage
@@ -447,8 +284,13 @@ impl Retriever {
                     ..SearchOptions::default()
                 };
                 // Outputs, not hits: several windows of one log are one output.
-                let peeked =
-                    self.ranked(query, &peek, &self.filter(&peek)?, terms, absent.clone())?;
+                let peeked = self.ranked(
+                    query,
+                    &peek,
+                    &self.filter(&peek)?,
+                    all_terms,
+                    absent.clone(),
+                )?;
                 let outputs: HashSet<&str> = peeked.hits.iter().map(|h| h.doc.as_str()).collect();
                 outputs.len()
             } else {
@@ -465,6 +307,7 @@ impl Retriever {
                     _ => self.skipped_note(opts.doc_glob.as_deref())?,
                 },
                 absent,
+                packages: filter.packages.clone(),
             });
         }
         let chunks = match reranker {
@@ -515,6 +358,7 @@ impl Retriever {
             relay_matches: 0,
             note: None,
             absent,
+            packages: filter.packages.clone(),
         })
     }
 

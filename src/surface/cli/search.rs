@@ -193,10 +193,14 @@ pub(super) fn search(cli: &Cli, p: &Printer, args: &SearchArgs) -> anyhow::Resul
     let r = args.rerank.apply(Retriever::open(&seg)?, &seg, &settings)?;
     let query = args.query.join(" ");
     let result = r.search(&query, &search_options(args))?;
-    if !p.json
-        && let Some(note) = result.absent_note()
-    {
-        p.note(&format!("note: {}", sanitize(&note)));
+    if !p.json {
+        for note in result
+            .absent_note()
+            .into_iter()
+            .chain(result.packages_note())
+        {
+            p.note(&format!("note: {}", sanitize(&note)));
+        }
     }
     if p.json {
         p.json(&result);

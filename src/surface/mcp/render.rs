@@ -18,7 +18,13 @@ pub(crate) fn render_search(query: &str, r: &SearchResult) -> String {
         let mut out = format!(
             "No evidence in indexed context for: {query}\nSay the indexed docs do not cover it rather than guessing."
         );
-        for note in r.note.iter().cloned().chain(r.absent_note()) {
+        for note in r
+            .note
+            .iter()
+            .cloned()
+            .chain(r.absent_note())
+            .chain(r.packages_note())
+        {
             out.push_str(&format!("\nNote: {note}."));
         }
         if !r.suggestions.is_empty() {
@@ -38,10 +44,12 @@ pub(crate) fn render_search(query: &str, r: &SearchResult) -> String {
         }
         return out;
     }
-    let mut out = r
+    let mut out: String = r
         .absent_note()
+        .into_iter()
+        .chain(r.packages_note())
         .map(|n| format!("Note: {n}.\n"))
-        .unwrap_or_default();
+        .collect();
     for (i, h) in r.hits.iter().enumerate() {
         // A hit inside a boxed tool output names its reference, so the model
         // can resolve or pass it on.
@@ -331,6 +339,7 @@ mod tests {
             relay_matches: 0,
             note: None,
             absent: Vec::new(),
+            packages: Vec::new(),
         };
         assert!(!render_search("q", &r).contains("scope \"relay\""));
         r.relay_matches = 2;
@@ -351,6 +360,7 @@ mod tests {
             relay_matches: 0,
             note: None,
             absent: vec!["jemalloc".into(), "PGO".into()],
+            packages: Vec::new(),
         };
         let text = render_search("q", &r);
         assert!(

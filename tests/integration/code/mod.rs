@@ -7,6 +7,7 @@ use super::util::Env;
 mod attached;
 mod declarations;
 mod go;
+mod packages;
 mod ranking;
 mod refs;
 mod symbol;

@@ -1,0 +1,128 @@
+//! A query that names a workspace member (a directory with `Cargo.toml`,
+//! `package.json`, …) ranks that member's chunks first.
+
+use super::run;
+use crate::util::Env;
+
+/// Two crates that both parse character classes; `beta`'s function is also
+/// named for it, so a query naming neither crate finds `beta` first.
+fn workspace() -> Env {
+    let env = Env::empty();
+    env.write("Cargo.toml", "[workspace]\nmembers = [\"crates/*\"]\n");
+    env.write("crates/alpha/Cargo.toml", "[package]\nname = \"alpha\"\n");
+    env.write(
+        "crates/alpha/src/lib.rs",
+        "/// Parses a bracketed character class such as `[a-z]`.\npub fn parse_set(p: &str) -> usize {\n    p.len()\n}\n",
+    );
+    env.write("crates/beta/Cargo.toml", "[package]\nname = \"beta\"\n");
+    env.write(
+        "crates/beta/src/lib.rs",
+        "/// Parses a bracketed character class such as `[a-z]`.\npub fn parse_class(p: &str) -> usize {\n    p.len()\n}\n\n/// Compresses a log file with gzip.\npub fn gzip_log(p: &str) -> usize {\n    p.len()\n}\n",
+    );
+    env.ctx(&["build"]).assert().success();
+    env
+}
+
+fn top_docs(env: &Env, query: &str) -> (Vec<String>, serde_json::Value) {
+    let out = env.json(&["search", query, "-k", "3"]);
+    let docs = out["hits"]
+        .as_array()
+        .map(|hits| {
+            hits.iter()
+                .filter_map(|h| h["doc"].as_str().map(str::to_string))
+                .collect()
+        })
+        .unwrap_or_default();
+    (docs, out)
+}
+
+#[test]
+fn naming_a_member_ranks_it_first() {
+    let env = workspace();
+    let (docs, out) = top_docs(&env, "parse a bracketed character class");
+    assert_eq!(
+        docs.first().map(String::as_str),
+        Some("crates/beta/src/lib.rs"),
+        "{out}"
+    );
+    assert!(out.get("packages").is_none(), "{out}");
+    for query in [
+        "alpha: parse a bracketed character class",
+        "how does the Alpha crate parse a bracketed character class?",
+    ] {
+        let (docs, out) = top_docs(&env, query);
+        assert_eq!(
+            docs.first().map(String::as_str),
+            Some("crates/alpha/src/lib.rs"),
+            "{query}: {out}"
+        );
+        assert_eq!(
+            out["packages"],
+            serde_json::json!(["crates/alpha/"]),
+            "{out}"
+        );
+    }
+    let (_, stderr) = run(&env, &["search", "alpha parse a bracketed class"]);
+    assert!(
+        stderr.contains(
+            "note: the query names the package `crates/alpha/`; hits outside it rank lower"
+        ),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn another_member_still_answers_but_covers_less() {
+    let env = workspace();
+    // Only `beta` can answer. Asked of `alpha`, the answer still comes from
+    // `beta`, but the name it does not cover counts against its coverage
+    // (which decides "no evidence"); `alpha`'s own chunks cover the name
+    // by their path and are not credited for it.
+    let plain = env.json(&["search", "gzip log compression"]);
+    let named = env.json(&["search", "alpha: gzip log compression"]);
+    for out in [&plain, &named] {
+        assert_eq!(out["hits"][0]["symbol"], "gzip_log", "{out}");
+    }
+    assert_eq!(
+        named["packages"],
+        serde_json::json!(["crates/alpha/"]),
+        "{named}"
+    );
+    let coverage = |out: &serde_json::Value| out["coverage"].as_f64().unwrap_or(f64::NAN);
+    assert!(
+        coverage(&named) < 0.8 * coverage(&plain),
+        "{plain}\n{named}"
+    );
+    let inside = env.json(&["search", "alpha: parse a bracketed character class"]);
+    let beside = env.json(&["search", "parse a bracketed character class"]);
+    assert_eq!(coverage(&inside), coverage(&beside), "{inside}\n{beside}");
+}
+
+#[test]
+fn the_root_manifest_names_no_member_and_new_manifests_count_at_once() {
+    let env = workspace();
+    // `gamma` is a directory, not yet a package.
+    env.write(
+        "crates/gamma/src/lib.rs",
+        "/// Parses a class.\npub fn gamma_class(p: &str) -> usize {\n    p.len()\n}\n",
+    );
+    let (_, out) = top_docs(&env, "gamma parse a bracketed character class");
+    assert!(out.get("packages").is_none(), "{out}");
+    // A manifest alone changes no indexed file; the search's refresh sees it.
+    env.write("crates/gamma/package.json", "{\"name\": \"gamma\"}\n");
+    let (_, out) = top_docs(&env, "gamma parse a bracketed character class");
+    assert_eq!(
+        out["packages"],
+        serde_json::json!(["crates/gamma/"]),
+        "{out}"
+    );
+    // The workspace root is the whole project, not a member.
+    let name = env
+        .path()
+        .file_name()
+        .and_then(|n| n.to_str())
+        .expect("temp dir name")
+        .to_string();
+    let (_, out) = top_docs(&env, &format!("{name} parse a class"));
+    assert!(out.get("packages").is_none(), "{out}");
+}
