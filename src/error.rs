@@ -213,11 +213,13 @@ pub enum WarningKind {
     ByLines,
     /// JSON that does not parse; chunked as text.
     NotJson,
+    /// The search index could not be read; rebuilt in full.
+    IndexRebuilt,
 }
 
 impl WarningKind {
     /// Every kind, in the order a summary lists them.
-    pub const ALL: [WarningKind; 10] = [
+    pub const ALL: [WarningKind; 11] = [
         WarningKind::TooLarge,
         WarningKind::Binary,
         WarningKind::NotUtf8,
@@ -228,6 +230,7 @@ impl WarningKind {
         WarningKind::SyntaxErrors,
         WarningKind::ByLines,
         WarningKind::NotJson,
+        WarningKind::IndexRebuilt,
     ];
 
     /// Its name in JSON and in the catalog.
@@ -243,6 +246,7 @@ impl WarningKind {
             WarningKind::SyntaxErrors => "syntax_errors",
             WarningKind::ByLines => "by_lines",
             WarningKind::NotJson => "not_json",
+            WarningKind::IndexRebuilt => "index_rebuilt",
         }
     }
 
@@ -276,6 +280,9 @@ impl WarningKind {
             ),
             WarningKind::ByLines => format!("{files} {were} split by lines instead of symbols"),
             WarningKind::NotJson => format!("{files} {are} not valid JSON, chunked as plain text"),
+            WarningKind::IndexRebuilt => {
+                "the search index could not be read and was rebuilt".into()
+            }
         }
     }
 }

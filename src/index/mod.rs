@@ -130,6 +130,34 @@ impl SearchIndex {
         Ok(Self::with(index, fields, dir))
     }
 
+    /// Opens the index in `dir` for a build, replacing it with an empty one
+    /// when its committed state cannot be read (a segment file truncated or
+    /// its footer damaged, `meta.json` unreadable): the index is derived from
+    /// the catalog, so a full build restores it. Returns why it was replaced.
+    pub fn open_repairing(dir: &Path) -> Result<(SearchIndex, Option<String>)> {
+        let damage = match SearchIndex::open_or_create(dir) {
+            Ok(index) => match index.damage() {
+                None => return Ok((index, None)),
+                Some(why) => why,
+            },
+            Err(Error::Index { message, .. }) => message,
+            Err(e) => return Err(e),
+        };
+        std::fs::remove_dir_all(dir).map_err(|e| Error::io("cannot remove", dir, e))?;
+        Ok((SearchIndex::open_or_create(dir)?, Some(damage)))
+    }
+
+    /// Why the committed state cannot be opened for reading, if it cannot.
+    /// Opening a reader opens every segment's files and checks their footers.
+    fn damage(&self) -> Option<String> {
+        let reader: tantivy::Result<tantivy::IndexReader> = self
+            .index
+            .reader_builder()
+            .reload_policy(tantivy::ReloadPolicy::Manual)
+            .try_into();
+        reader.err().map(|e| e.to_string())
+    }
+
     /// Opens an existing index for reading.
     pub fn open(dir: &Path) -> Result<SearchIndex> {
         if !dir.join("meta.json").exists() {
@@ -137,7 +165,7 @@ impl SearchIndex {
                 path: dir.to_path_buf(),
             });
         }
-        let index = Index::open_in_dir(dir).map_err(|e| index_err(dir, e))?;
+        let index = Index::open_in_dir(dir).map_err(|e| index_err(dir, damaged(e)))?;
         let (schema, fields) = schema();
         if index.schema() != schema {
             return Err(index_err(
@@ -195,6 +223,12 @@ pub fn name_key(name: &str) -> String {
         .filter(|c| c.is_alphanumeric())
         .flat_map(char::to_lowercase)
         .collect()
+}
+
+/// A failure to open the committed index, with the way out: a build finds
+/// the damage and rebuilds the index from the sources.
+fn damaged(e: tantivy::TantivyError) -> String {
+    format!("{e}; run `ctx build`, which rebuilds an index it cannot read")
 }
 
 /// Renders a tantivy error for `dir`.

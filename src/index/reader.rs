@@ -176,7 +176,7 @@ impl IndexReader {
             .reader_builder()
             .reload_policy(ReloadPolicy::Manual)
             .try_into()
-            .map_err(|e| index_err(dir, e))?;
+            .map_err(|e| index_err(dir, super::damaged(e)))?;
         let reader: tantivy::IndexReader = reader;
         let searcher = reader.searcher();
         let empty = [

@@ -23,7 +23,7 @@ use serde::Serialize;
 use crate::catalog::{Catalog, FileRow};
 use crate::chunk::{self, ChunkOptions};
 use crate::config::Settings;
-use crate::error::{Error, Result, Warning};
+use crate::error::{Error, Result, Warning, WarningKind};
 use crate::index::{IndexWriter, SearchIndex};
 use crate::pack::lock::{FileLock, LockKind};
 use crate::pack::{self, store};
@@ -202,7 +202,7 @@ pub fn build(seg: &Segment, settings: &Settings, opts: &BuildOptions<'_>) -> Res
             });
         }
     }
-    let index = SearchIndex::open_or_create(&seg.index_dir())?;
+    let (index, damage) = SearchIndex::open_repairing(&seg.index_dir())?;
     let committed = catalog.generation()?;
     let signature = settings_signature(settings);
     let full = opts.full
@@ -307,6 +307,14 @@ pub fn build(seg: &Segment, settings: &Settings, opts: &BuildOptions<'_>) -> Res
     }
 
     let mut warnings = walked.warnings;
+    if let Some(why) = damage {
+        // An empty index lags the catalog, so this build is a full one.
+        warnings.push(Warning::file(
+            crate::segment::CTX_DIR.to_string() + "/index",
+            WarningKind::IndexRebuilt,
+            format!("the search index could not be read ({why}); rebuilt it from the sources"),
+        ));
+    }
     warnings.append(&mut carried);
     let unchanged: Vec<&SourceEntry> = walked
         .files

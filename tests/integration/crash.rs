@@ -64,3 +64,60 @@ fn sigkill_during_build_never_corrupts() {
         .assert()
         .success();
 }
+
+/// The index files of a built demo project whose names end in `ext`.
+fn index_files(env: &Env, ext: &str) -> Vec<std::path::PathBuf> {
+    std::fs::read_dir(env.path().join("_ctx/index"))
+        .expect("index dir")
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.to_string_lossy().ends_with(ext))
+        .collect()
+}
+
+#[test]
+fn a_damaged_index_is_named_and_rebuilt_by_the_next_build() {
+    let env = Env::demo_built();
+    let terms = index_files(&env, ".term");
+    assert!(!terms.is_empty());
+    for f in &terms {
+        std::fs::OpenOptions::new()
+            .write(true)
+            .open(f)
+            .and_then(|file| file.set_len(10))
+            .expect("truncate");
+    }
+    // Without a build, search says what is wrong and what to do.
+    let out = env
+        .ctx(&["search", "stale lock", "--no-build"])
+        .assert()
+        .failure()
+        .get_output()
+        .stderr
+        .clone();
+    let err = String::from_utf8_lossy(&out);
+    assert!(err.contains("_ctx/index"), "{err}");
+    assert!(
+        err.contains("run `ctx build`, which rebuilds an index it cannot read"),
+        "{err}"
+    );
+    // A build (here the refresh before a search) finds it and rebuilds it.
+    let out = env.json(&["search", "stale lock", "-k", "1"]);
+    assert_eq!(out["no_evidence"], false, "{out}");
+    // A damaged `meta.json` too, reported as a warning of its kind.
+    std::fs::write(env.path().join("_ctx/index/meta.json"), "{bad").expect("write");
+    let report = env.json(&["build"]);
+    let warnings = report["warnings"].as_array().expect("warnings");
+    assert!(
+        warnings.iter().any(|w| w["kind"] == "index_rebuilt"
+            && w["path"] == "_ctx/index"
+            && w["message"].as_str().is_some_and(
+                |m| m.contains("meta.json") && m.ends_with("rebuilt it from the sources")
+            )),
+        "{report}"
+    );
+    assert_eq!(report["full"], true, "{report}");
+    let out = env.json(&["search", "stale lock", "-k", "1", "--no-build"]);
+    assert_eq!(out["no_evidence"], false, "{out}");
+    env.ctx(&["validate"]).assert().success();
+}
