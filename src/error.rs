@@ -110,6 +110,18 @@ pub enum Error {
         /// What is wrong.
         message: String,
     },
+    /// The catalog's file is not a database, or its pages are damaged.
+    #[error(
+        "catalog `{}` is damaged ({message}); run `ctx build --full`, which sets it aside as `{}.damaged` and rebuilds it from the sources (tool outputs boxed before can then no longer be resolved)",
+        path.display(),
+        path.file_name().map(|n| n.to_string_lossy()).unwrap_or_default()
+    )]
+    DamagedCatalog {
+        /// The database file.
+        path: PathBuf,
+        /// SQLite's complaint.
+        message: String,
+    },
     /// SQLite failed.
     #[error("catalog `{path}`: {source}")]
     Catalog {
@@ -215,11 +227,13 @@ pub enum WarningKind {
     NotJson,
     /// The search index could not be read; rebuilt in full.
     IndexRebuilt,
+    /// The catalog was damaged; set aside and rebuilt (`build --full`).
+    CatalogRebuilt,
 }
 
 impl WarningKind {
     /// Every kind, in the order a summary lists them.
-    pub const ALL: [WarningKind; 11] = [
+    pub const ALL: [WarningKind; 12] = [
         WarningKind::TooLarge,
         WarningKind::Binary,
         WarningKind::NotUtf8,
@@ -231,6 +245,7 @@ impl WarningKind {
         WarningKind::ByLines,
         WarningKind::NotJson,
         WarningKind::IndexRebuilt,
+        WarningKind::CatalogRebuilt,
     ];
 
     /// Its name in JSON and in the catalog.
@@ -247,6 +262,7 @@ impl WarningKind {
             WarningKind::ByLines => "by_lines",
             WarningKind::NotJson => "not_json",
             WarningKind::IndexRebuilt => "index_rebuilt",
+            WarningKind::CatalogRebuilt => "catalog_rebuilt",
         }
     }
 
@@ -283,6 +299,7 @@ impl WarningKind {
             WarningKind::IndexRebuilt => {
                 "the search index could not be read and was rebuilt".into()
             }
+            WarningKind::CatalogRebuilt => "the damaged catalog was set aside and rebuilt".into(),
         }
     }
 }

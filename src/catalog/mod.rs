@@ -351,8 +351,34 @@ pub fn title_hash(title_path: &[String]) -> i64 {
 }
 
 fn err(path: &Path, source: rusqlite::Error) -> Error {
-    Error::Catalog {
-        path: path.to_path_buf(),
-        source,
+    use rusqlite::ErrorCode::{DatabaseCorrupt, NotADatabase};
+    match source.sqlite_error_code() {
+        Some(DatabaseCorrupt | NotADatabase) => Error::DamagedCatalog {
+            path: path.to_path_buf(),
+            message: source.to_string(),
+        },
+        _ => Error::Catalog {
+            path: path.to_path_buf(),
+            source,
+        },
     }
+}
+
+/// Renames the damaged catalog at `path` (and its WAL and shared-memory
+/// files) to `<name>.damaged…`, replacing an earlier one, so a new catalog can
+/// be made and nothing is deleted.
+pub fn set_aside(path: &Path) -> Result<PathBuf> {
+    let aside = |suffix: &str| {
+        let mut name = path.as_os_str().to_owned();
+        name.push(suffix);
+        PathBuf::from(name)
+    };
+    for ext in ["", "-wal", "-shm"] {
+        let from = aside(ext);
+        if from.exists() {
+            let to = aside(&format!(".damaged{ext}"));
+            std::fs::rename(&from, &to).map_err(|e| Error::io("cannot rename", &from, e))?;
+        }
+    }
+    Ok(aside(".damaged"))
 }

@@ -27,7 +27,7 @@ use crate::error::{Error, Result, Warning, WarningKind};
 use crate::index::{IndexWriter, SearchIndex};
 use crate::pack::lock::{FileLock, LockKind};
 use crate::pack::{self, store};
-use crate::segment::Segment;
+use crate::segment::{CTX_DIR, Segment};
 use crate::sources::{self, SourceEntry};
 use read::{Fresh, Outcome};
 
@@ -178,7 +178,34 @@ fn settings_signature(settings: &Settings) -> String {
 }
 
 /// Builds or refreshes the pack of `seg` (incrementally unless `opts.full`).
+/// A full build sets a damaged catalog aside and starts a new one.
 pub fn build(seg: &Segment, settings: &Settings, opts: &BuildOptions<'_>) -> Result<BuildReport> {
+    match build_once(seg, settings, opts) {
+        Err(Error::DamagedCatalog { path, message }) if opts.full => {
+            let aside = {
+                let _lock =
+                    FileLock::acquire(&seg.build_lock(), LockKind::Build, opts.lock_timeout)?;
+                crate::catalog::set_aside(&path)?
+            };
+            let mut report = build_once(seg, settings, opts)?;
+            report.warnings.insert(
+                0,
+                Warning::file(
+                    format!("{CTX_DIR}/{}", path.file_name().map(|n| n.to_string_lossy()).unwrap_or_default()),
+                    WarningKind::CatalogRebuilt,
+                    format!(
+                        "the catalog was damaged ({message}); set it aside as {} and rebuilt it from the sources",
+                        aside.file_name().map(|n| n.to_string_lossy()).unwrap_or_default()
+                    ),
+                ),
+            );
+            Ok(report)
+        }
+        other => other,
+    }
+}
+
+fn build_once(seg: &Segment, settings: &Settings, opts: &BuildOptions<'_>) -> Result<BuildReport> {
     let started = Instant::now();
     let mut clock = Clock::new();
     store::ensure_dir(&seg.ctx_dir())?;
@@ -310,7 +337,7 @@ pub fn build(seg: &Segment, settings: &Settings, opts: &BuildOptions<'_>) -> Res
     if let Some(why) = damage {
         // An empty index lags the catalog, so this build is a full one.
         warnings.push(Warning::file(
-            crate::segment::CTX_DIR.to_string() + "/index",
+            format!("{CTX_DIR}/index"),
             WarningKind::IndexRebuilt,
             format!("the search index could not be read ({why}); rebuilt it from the sources"),
         ));

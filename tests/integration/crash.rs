@@ -121,3 +121,51 @@ fn a_damaged_index_is_named_and_rebuilt_by_the_next_build() {
     assert_eq!(out["no_evidence"], false, "{out}");
     env.ctx(&["validate"]).assert().success();
 }
+
+#[test]
+fn a_damaged_catalog_is_named_and_set_aside_by_a_full_build() {
+    let env = Env::demo_built();
+    let db = env.path().join("_ctx/context.db");
+    let mut bytes = std::fs::read(&db).expect("read catalog");
+    assert!(bytes.len() > 3 * 4096, "{}", bytes.len());
+    // Every page after the first (the schema's root) garbled.
+    for b in &mut bytes[4096..] {
+        *b = 0xA5;
+    }
+    std::fs::write(&db, &bytes).expect("write");
+    for args in [&["search", "stale lock"][..], &["build"]] {
+        let out = env.ctx(args).assert().failure().get_output().stderr.clone();
+        let err = String::from_utf8_lossy(&out);
+        assert!(
+            err.contains("_ctx/context.db` is damaged (")
+                && err.contains(
+                    "run `ctx build --full`, which sets it aside as `context.db.damaged` and rebuilds it"
+                ),
+            "{args:?}: {err}"
+        );
+    }
+    let report = env.json(&["build", "--full"]);
+    let warnings = report["warnings"].as_array().expect("warnings");
+    assert!(
+        warnings
+            .iter()
+            .any(|w| w["kind"] == "catalog_rebuilt" && w["path"] == "_ctx/context.db"),
+        "{report}"
+    );
+    assert_eq!(
+        std::fs::read(env.path().join("_ctx/context.db.damaged")).ok(),
+        Some(bytes)
+    );
+    let out = env.json(&["search", "stale lock", "-k", "1"]);
+    assert_eq!(out["no_evidence"], false, "{out}");
+    // A file that is no database at all, likewise.
+    std::fs::write(&db, "not a database, whatever it is\n".repeat(200)).expect("write");
+    env.ctx(&["search", "stale lock"])
+        .assert()
+        .failure()
+        .stderr(predicates::str::contains(
+            "is damaged (file is not a database",
+        ));
+    env.ctx(&["build", "--full"]).assert().success();
+    env.ctx(&["validate"]).assert().success();
+}
