@@ -125,7 +125,7 @@ pub(super) fn candidates(
             }
         }
         if let Some(f) = file
-            && !(c.doc == f || c.doc.ends_with(&format!("/{f}")))
+            && !in_place(&c.doc, f)
         {
             continue;
         }
@@ -260,4 +260,16 @@ fn without_blank_ends(lines: [usize; 2], text: &str) -> [usize; 2] {
         lines[0] + lead,
         lines[1].saturating_sub(trail).max(lines[0] + lead),
     ]
+}
+
+/// Whether document `doc` is the file `place` names (its path in the project
+/// or the end of it), or lies in the directory it names (`crates/toml_edit`,
+/// `toml_edit/src/`): in a workspace, the member is often all one knows.
+pub(super) fn in_place(doc: &str, place: &str) -> bool {
+    let place = place.trim_end_matches('/');
+    !place.is_empty()
+        && (doc == place
+            || doc.ends_with(&format!("/{place}"))
+            || doc.starts_with(&format!("{place}/"))
+            || doc.contains(&format!("/{place}/")))
 }

@@ -20,7 +20,8 @@ pub struct SymbolOptions {
     /// `name`, or `Container::name` (`Container.name` works too; in Go
     /// `package.Name` too).
     pub name: String,
-    /// Only symbols in this file (its path in the project, or the end of it).
+    /// Only symbols in this file or directory (its path in the project, or
+    /// the end of it).
     pub file: Option<String>,
     /// Lines of context before and after the symbol.
     pub context_lines: usize,

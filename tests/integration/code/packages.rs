@@ -126,3 +126,24 @@ fn the_root_manifest_names_no_member_and_new_manifests_count_at_once() {
     let (_, out) = top_docs(&env, &format!("{name} parse a class"));
     assert!(out.get("packages").is_none(), "{out}");
 }
+
+#[test]
+fn symbol_file_takes_a_member_directory() {
+    let env = workspace();
+    // Both crates define a function of each name below once; `beta` alone
+    // has `gzip_log`.
+    for place in ["crates/alpha", "crates/alpha/", "alpha", "alpha/src"] {
+        let (out, _) = run(&env, &["symbol", "parse_set", "--file", place]);
+        assert!(out.contains("(crates/alpha/src/lib.rs:"), "{place}: {out}");
+    }
+    env.ctx(&["symbol", "gzip_log", "--file", "crates/alpha"])
+        .assert()
+        .failure()
+        .stderr(predicates::str::contains(
+            "no symbol `gzip_log` in `crates/alpha` in this pack",
+        ));
+    // A directory name must be whole: `lpha` is no member.
+    env.ctx(&["symbol", "parse_set", "--file", "lpha"])
+        .assert()
+        .failure();
+}
