@@ -378,6 +378,36 @@ mod tests {
         );
     }
 
+    #[test]
+    fn a_named_package_is_noted_with_or_without_hits() {
+        let r = SearchResult {
+            hits: Vec::new(),
+            no_evidence: true,
+            coverage: 0.2,
+            suggestions: Vec::new(),
+            relay_matches: 0,
+            note: None,
+            absent: Vec::new(),
+            packages: vec!["crates/notify/".into()],
+        };
+        let note =
+            "Note: the query names the package `crates/notify/`; hits outside it rank lower.";
+        let text = render_search("notify: debounce", &r);
+        assert!(text.contains(&format!("\n{note}")), "{text}");
+        let r = SearchResult {
+            no_evidence: false,
+            packages: vec!["crates/a/".into(), "crates/b/".into()],
+            ..r
+        };
+        assert!(
+            render_search("q", &r).starts_with(
+                "Note: the query names the packages `crates/a/`, `crates/b/`; hits outside them rank lower.\n"
+            ),
+            "{}",
+            render_search("q", &r)
+        );
+    }
+
     /// A part of a split block ends with the parts next to it that the
     /// answer lacks, before the blank line that ends the chunk.
     #[test]
