@@ -23,17 +23,19 @@ use serde::Serialize;
 use crate::catalog::{Catalog, FileRow};
 use crate::chunk::{self, ChunkOptions};
 use crate::config::Settings;
-use crate::error::{Error, Result, Warning, WarningKind};
+use crate::error::{Error, Result, Warning};
 use crate::index::{IndexWriter, SearchIndex};
 use crate::pack::lock::{FileLock, LockKind};
 use crate::pack::{self, store};
-use crate::segment::{CTX_DIR, Segment};
+use crate::segment::Segment;
 use crate::sources::{self, SourceEntry};
 use read::{Fresh, Outcome};
 
 mod pack_out;
 mod read;
+mod repair;
 mod skips;
+mod walking;
 
 /// Receives build progress (the CLI draws a bar with it).
 pub trait Progress: Sync {
@@ -180,29 +182,7 @@ fn settings_signature(settings: &Settings) -> String {
 /// Builds or refreshes the pack of `seg` (incrementally unless `opts.full`).
 /// A full build sets a damaged catalog aside and starts a new one.
 pub fn build(seg: &Segment, settings: &Settings, opts: &BuildOptions<'_>) -> Result<BuildReport> {
-    match build_once(seg, settings, opts) {
-        Err(Error::DamagedCatalog { path, message }) if opts.full => {
-            let aside = {
-                let _lock =
-                    FileLock::acquire(&seg.build_lock(), LockKind::Build, opts.lock_timeout)?;
-                crate::catalog::set_aside(&path)?
-            };
-            let mut report = build_once(seg, settings, opts)?;
-            report.warnings.insert(
-                0,
-                Warning::file(
-                    format!("{CTX_DIR}/{}", path.file_name().map(|n| n.to_string_lossy()).unwrap_or_default()),
-                    WarningKind::CatalogRebuilt,
-                    format!(
-                        "the catalog was damaged ({message}); set it aside as {} and rebuilt it from the sources",
-                        aside.file_name().map(|n| n.to_string_lossy()).unwrap_or_default()
-                    ),
-                ),
-            );
-            Ok(report)
-        }
-        other => other,
-    }
+    repair::setting_aside_damaged_catalog(seg, opts, || build_once(seg, settings, opts))
 }
 
 fn build_once(seg: &Segment, settings: &Settings, opts: &BuildOptions<'_>) -> Result<BuildReport> {
@@ -212,12 +192,13 @@ fn build_once(seg: &Segment, settings: &Settings, opts: &BuildOptions<'_>) -> Re
     let _lock = FileLock::acquire(&seg.build_lock(), LockKind::Build, opts.lock_timeout)?;
     store::remove_stale_temps(&seg.ctx_dir());
 
-    let walked = sources::walk(&seg.root, settings, &|rel| is_code(settings, rel))?;
     let mut catalog = Catalog::open(&seg.db_path())?;
     catalog.defer_checkpoints()?;
-    // A ranking hint, not indexed content: a manifest added beside unchanged
-    // files counts at once, and an interrupted build loses nothing by it.
-    catalog.set_packages(&walked.packages)?;
+    let signature = settings_signature(settings);
+    // The packages found are a ranking hint, not indexed content: a manifest
+    // added beside unchanged files counts at once, and an interrupted build
+    // loses nothing by it.
+    let (walked, rows) = walking::files(seg, settings, &catalog, &signature, opts.refresh_only)?;
     // An implicit refresh must not turn a pack into an empty one because its
     // sources are out of reach; an explicit build may.
     if opts.refresh_only && walked.files.is_empty() {
@@ -231,14 +212,13 @@ fn build_once(seg: &Segment, settings: &Settings, opts: &BuildOptions<'_>) -> Re
     }
     let (index, damage) = SearchIndex::open_repairing(&seg.index_dir())?;
     let committed = catalog.generation()?;
-    let signature = settings_signature(settings);
     let full = opts.full
         || index.generation()? != committed
         || catalog.meta("settings")?.as_deref() != Some(signature.as_str());
-    let known = if full {
-        HashMap::new()
-    } else {
-        catalog.files()?
+    let known = match (full, rows) {
+        (true, _) => HashMap::new(),
+        (false, Some(rows)) => rows,
+        (false, None) => catalog.files()?,
     };
 
     let chunk_opts = ChunkOptions {
@@ -334,14 +314,7 @@ fn build_once(seg: &Segment, settings: &Settings, opts: &BuildOptions<'_>) -> Re
     }
 
     let mut warnings = walked.warnings;
-    if let Some(why) = damage {
-        // An empty index lags the catalog, so this build is a full one.
-        warnings.push(Warning::file(
-            format!("{CTX_DIR}/index"),
-            WarningKind::IndexRebuilt,
-            format!("the search index could not be read ({why}); rebuilt it from the sources"),
-        ));
-    }
+    warnings.extend(damage.map(repair::index_rebuilt));
     warnings.append(&mut carried);
     let unchanged: Vec<&SourceEntry> = walked
         .files

@@ -1,6 +1,7 @@
 //! Sources: which files of a segment are indexed, and reading them safely.
 
 pub mod read;
+pub mod unchanged;
 pub mod walk;
 
 pub use read::{Loaded, read_source};

@@ -37,6 +37,62 @@ pub struct Walked {
     /// Directories below the root holding a package manifest (`Cargo.toml`,
     /// `package.json`, …), sorted: the members of a workspace or monorepo.
     pub packages: Vec<String>,
+    /// Every directory entered (`""` is the root) with its mtime, and every
+    /// ignore file in them with its size and mtime, in no order: what
+    /// [`super::unchanged::WalkState`] records.
+    pub seen: Seen,
+}
+
+/// Directories and ignore files a walk saw (see [`Walked::seen`]).
+#[derive(Debug, Default)]
+pub struct Seen {
+    /// `(path, mtime_ns)`.
+    pub dirs: Vec<(String, i64)>,
+    /// `(path, size, mtime_ns)`.
+    pub ignores: Vec<(String, u64, i64)>,
+}
+
+/// The ignore files a walk reads in each directory (`.git/info/exclude`
+/// only at the root; `git_global` is off).
+const IGNORE_FILES: [&str; 2] = [".gitignore", ".ignore"];
+
+impl Seen {
+    /// Adds directory `rel` of `root` (following symlinks) and its ignore files.
+    fn add(&mut self, root: &Path, rel: &str) {
+        let join = |name: &str| match rel {
+            "" => name.to_string(),
+            _ => format!("{rel}/{name}"),
+        };
+        let names = IGNORE_FILES
+            .iter()
+            .copied()
+            .chain(rel.is_empty().then_some(".git/info/exclude"));
+        for name in names {
+            let path = join(name);
+            if let Some((size, mtime)) = stat(&root.join(&path)) {
+                self.ignores.push((path, size, mtime));
+            }
+        }
+        // A directory gone since it was read makes a state that never holds.
+        let mtime = stat(&root.join(rel)).map_or(i64::MAX, |(_, m)| m);
+        self.dirs.push((rel.to_string(), mtime));
+    }
+}
+
+/// Size and mtime of `path` (following symlinks), if it exists.
+pub(super) fn stat(path: &Path) -> Option<(u64, i64)> {
+    std::fs::metadata(path)
+        .ok()
+        .map(|m| (m.len(), mtime_ns(&m)))
+}
+
+/// Modification time in ns since the Unix epoch (0 when unknown).
+pub(super) fn mtime_ns(meta: &std::fs::Metadata) -> i64 {
+    meta.modified()
+        .ok()
+        .and_then(|t| t.duration_since(UNIX_EPOCH).ok())
+        .map(|d| d.as_nanos() as i64)
+        .unwrap_or(0)
 }
 
 /// File names that make their directory a package (a crate, a module, a
@@ -116,6 +172,9 @@ pub fn walk(
     });
     let files = Mutex::new(Vec::new());
     let packages = Mutex::new(Vec::new());
+    let mut root_seen = Seen::default();
+    root_seen.add(root, "");
+    let seen = Mutex::new(root_seen);
     let select = Select {
         root,
         include: &include,
@@ -123,6 +182,7 @@ pub fn walk(
         extra,
         warnings: &warnings,
         packages: &packages,
+        seen: &seen,
     };
     builder.build_parallel().run(|| {
         Box::new(|result| {
@@ -146,6 +206,7 @@ pub fn walk(
         files,
         warnings,
         packages,
+        seen: seen.into_inner().unwrap_or_default(),
     })
 }
 
@@ -161,6 +222,7 @@ struct Select<'a> {
     extra: &'a (dyn Fn(&str) -> bool + Sync),
     warnings: &'a Mutex<Vec<Warning>>,
     packages: &'a Mutex<Vec<String>>,
+    seen: &'a Mutex<Seen>,
 }
 
 impl Select<'_> {
@@ -194,7 +256,20 @@ impl Select<'_> {
                 return None;
             }
         };
-        if !entry.file_type()?.is_file() {
+        let kind = entry.file_type()?;
+        if kind.is_dir() {
+            if entry.depth() > 0 {
+                // Read here, on the walk's threads, not after it.
+                let mut one = Seen::default();
+                one.add(self.root, &rel_of(self.root, entry.path()));
+                if let Ok(mut seen) = self.seen.lock() {
+                    seen.dirs.append(&mut one.dirs);
+                    seen.ignores.append(&mut one.ignores);
+                }
+            }
+            return None;
+        }
+        if !kind.is_file() {
             return None;
         }
         let rel = rel_of(self.root, entry.path());
@@ -222,17 +297,11 @@ impl Select<'_> {
                 return None;
             }
         };
-        let mtime_ns = meta
-            .modified()
-            .ok()
-            .and_then(|t| t.duration_since(UNIX_EPOCH).ok())
-            .map(|d| d.as_nanos() as i64)
-            .unwrap_or(0);
         Some(SourceEntry {
             rel,
             abs: entry.path().to_path_buf(),
             size: meta.len(),
-            mtime_ns,
+            mtime_ns: mtime_ns(&meta),
         })
     }
 }

@@ -16,6 +16,7 @@ mod ids;
 mod incremental;
 mod mcp;
 mod proxy;
+mod refresh;
 mod relay;
 mod rerank;
 mod search;
