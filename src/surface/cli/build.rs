@@ -255,6 +255,7 @@ pub(super) fn stats(cli: &Cli, p: &Printer) -> anyhow::Result<ExitCode> {
         .collect();
     let generation = catalog.generation()?;
     let skipped = catalog.skipped()?;
+    let packages = catalog.packages()?;
     // The index is derived data: stats still answer without one.
     let (records, deleted) = SearchIndex::open(&seg.index_dir())
         .and_then(|i| i.reader())
@@ -271,6 +272,7 @@ pub(super) fn stats(cli: &Cli, p: &Printer) -> anyhow::Result<ExitCode> {
             "skipped": skipped.iter().map(|s| serde_json::json!({
                 "path": s.path, "bytes": s.size, "reason": s.reason(),
             })).collect::<Vec<_>>(),
+            "packages": packages,
         }));
     } else {
         let ratio = (db + index) as f64 / source_bytes.max(1) as f64;
@@ -285,6 +287,26 @@ pub(super) fn stats(cli: &Cli, p: &Printer) -> anyhow::Result<ExitCode> {
         ));
         for (k, n) in &noted {
             p.text(&format!("indexed with a note: {}\n", k.summary(*n)));
+        }
+        // The names a query can scope itself with (`ctx search "toml_edit: …"`).
+        if !packages.is_empty() {
+            let mut line = format!(
+                "packages {} (a query naming one ranks it first): ",
+                packages.len()
+            );
+            let shown: Vec<&str> = packages
+                .iter()
+                .take(LISTED_PACKAGES)
+                .map(String::as_str)
+                .collect();
+            line.push_str(&shown.join(", "));
+            if packages.len() > LISTED_PACKAGES {
+                line.push_str(&format!(
+                    ", … and {} more",
+                    packages.len() - LISTED_PACKAGES
+                ));
+            }
+            p.text(&format!("{line}\n"));
         }
         if !skipped.is_empty() {
             let mut out = format!(
@@ -315,6 +337,9 @@ pub(super) fn stats(cli: &Cli, p: &Printer) -> anyhow::Result<ExitCode> {
     }
     Ok(ExitCode::SUCCESS)
 }
+
+/// Package directories `ctx stats` names before it only counts the rest.
+const LISTED_PACKAGES: usize = 12;
 
 /// Bytes of a SQLite database with its write-ahead log and index.
 fn sqlite_size(db: &Path) -> u64 {

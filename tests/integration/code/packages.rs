@@ -116,6 +116,20 @@ fn the_root_manifest_names_no_member_and_new_manifests_count_at_once() {
         serde_json::json!(["crates/gamma/"]),
         "{out}"
     );
+    // `ctx stats` names them, so an agent knows the names it can use.
+    let stats = env.json(&["stats"]);
+    assert_eq!(
+        stats["packages"],
+        serde_json::json!(["crates/alpha", "crates/beta", "crates/gamma"]),
+        "{stats}"
+    );
+    let (out, _) = run(&env, &["stats"]);
+    assert!(
+        out.contains(
+            "packages 3 (a query naming one ranks it first): crates/alpha, crates/beta, crates/gamma\n"
+        ),
+        "{out}"
+    );
     // The workspace root is the whole project, not a member.
     let name = env
         .path()
