@@ -2,38 +2,29 @@
 //! ignore file or setting changed (`sources::unchanged`): what it must still
 //! notice, and what only a walk does.
 
-use std::path::Path;
 use std::time::{Duration, SystemTime};
 
 use super::util::Env;
 
-/// Sets the mtime of `path` (a file or a directory) to `to`.
-fn set_mtime(path: &Path, to: SystemTime) {
-    std::fs::File::open(path)
-        .and_then(|f| f.set_modified(to))
-        .unwrap_or_else(|e| panic!("set mtime of {}: {e}", path.display()));
-}
-
-fn mtime(path: &Path) -> SystemTime {
-    std::fs::metadata(path)
-        .and_then(|m| m.modified())
-        .expect("mtime")
-}
-
-/// Everything under `dir` (itself included) dated an hour back.
-fn age(dir: &Path) {
+/// Everything under `rel` (itself included) dated an hour back, `_ctx/` aside.
+fn age(env: &Env, rel: &str) {
     let old = SystemTime::now() - Duration::from_secs(3600);
-    for entry in std::fs::read_dir(dir).expect("read dir").flatten() {
-        let path = entry.path();
-        if entry.file_name() == "_ctx" {
-            continue;
-        }
-        match path.is_dir() {
-            true => age(&path),
-            false => set_mtime(&path, old),
+    for entry in std::fs::read_dir(env.path().join(rel))
+        .expect("read dir")
+        .flatten()
+    {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        let child = match rel {
+            "" => name.clone(),
+            _ => format!("{rel}/{name}"),
+        };
+        match (name.as_str(), entry.path().is_dir()) {
+            ("_ctx", _) => {}
+            (_, true) => age(env, &child),
+            (_, false) => env.set_mtime(&child, old),
         }
     }
-    set_mtime(dir, old);
+    env.set_mtime(rel, old);
 }
 
 /// A project of two directories and an ignore file, aged and built, so its
@@ -48,7 +39,7 @@ fn project() -> Env {
     env.write(".gitignore", "scratch/\n");
     // The first build makes `_ctx/`, which dates the root directory now.
     env.ctx(&["build"]).assert().success();
-    age(env.path());
+    age(&env, "");
     env.ctx(&["build"]).assert().success();
     env
 }
@@ -72,7 +63,7 @@ fn a_refresh_sees_new_removed_edited_and_ignored_files() {
     // A new file changes its directory's mtime.
     env.write("docs/c.md", "# Gamma\n\nThe ferry leaves at noon.\n");
     assert_eq!(hits(&env, "ferry noon"), ["docs/c.md"]);
-    age(env.path());
+    age(&env, "");
     env.ctx(&["build"]).assert().success();
     // An edit in place: the file's own size and mtime.
     env.write(
@@ -80,14 +71,14 @@ fn a_refresh_sees_new_removed_edited_and_ignored_files() {
         "# Beta\n\nThe lighthouse keeper logs the storm.\n",
     );
     assert_eq!(hits(&env, "lighthouse storm"), ["notes/b.md"]);
-    age(env.path());
+    age(&env, "");
     env.ctx(&["build"]).assert().success();
     // An ignore file edited in place leaves every directory's mtime alone.
-    let dir_mtime = mtime(env.path());
+    let dir_mtime = env.mtime("");
     env.write(".gitignore", "scratch/\nnotes/\n");
-    set_mtime(env.path(), dir_mtime);
+    env.set_mtime("", dir_mtime);
     assert!(hits(&env, "lighthouse storm").is_empty());
-    age(env.path());
+    age(&env, "");
     env.ctx(&["build"]).assert().success();
     // A removed file.
     std::fs::remove_file(env.path().join("docs/c.md")).expect("remove");
@@ -104,10 +95,9 @@ fn a_refresh_trusts_directory_mtimes_and_a_build_walks() {
     let env = project();
     // A file added with its directory's mtime put back, as no editor does:
     // the refresh, trusting the directory, does not look for it…
-    let dir = env.path().join("docs");
-    let before = mtime(&dir);
+    let before = env.mtime("docs");
     env.write("docs/c.md", "# Gamma\n\nThe ferry leaves at noon.\n");
-    set_mtime(&dir, before);
+    env.set_mtime("docs", before);
     assert!(hits(&env, "ferry noon").is_empty());
     // …and `ctx build`, which always walks, finds it.
     env.ctx(&["build"]).assert().success();
@@ -122,9 +112,8 @@ fn a_walk_too_recent_to_trust_is_walked_again() {
     let env = Env::empty();
     env.write("docs/a.md", "# Alpha\n\nThe harbour opens at dawn.\n");
     env.ctx(&["build"]).assert().success();
-    let dir = env.path().join("docs");
-    let before = mtime(&dir);
+    let before = env.mtime("docs");
     env.write("docs/c.md", "# Gamma\n\nThe ferry leaves at noon.\n");
-    set_mtime(&dir, before);
+    env.set_mtime("docs", before);
     assert_eq!(hits(&env, "ferry noon"), ["docs/c.md"]);
 }

@@ -2,8 +2,7 @@
 //! so they are not read again while unchanged, and named where a search
 //! cannot see them.
 
-use std::fs::File;
-use std::time::{Duration, SystemTime};
+use std::time::Duration;
 
 use crate::util::{Env, refused};
 
@@ -20,21 +19,6 @@ fn with_skips() -> Env {
 fn stderr(env: &Env, args: &[&str], code: i32) -> String {
     let out = env.ctx(args).assert().code(code).get_output().clone();
     String::from_utf8_lossy(&out.stderr).into_owned()
-}
-
-/// Sets `rel`'s mtime to `to`.
-fn set_mtime(env: &Env, rel: &str, to: SystemTime) {
-    File::options()
-        .write(true)
-        .open(env.path().join(rel))
-        .and_then(|f| f.set_modified(to))
-        .expect("set mtime");
-}
-
-fn mtime(env: &Env, rel: &str) -> SystemTime {
-    std::fs::metadata(env.path().join(rel))
-        .and_then(|m| m.modified())
-        .expect("mtime")
 }
 
 #[test]
@@ -111,10 +95,10 @@ fn stats_list_the_skipped_files() {
 fn a_skipped_file_is_read_again_only_when_it_changes() {
     let env = with_skips();
     env.ctx(&["build"]).assert().success();
-    let before = mtime(&env, "bin.md");
+    let before = env.mtime("bin.md");
     // Same length, no NUL byte: indexable, were it read.
     env.write("bin.md", b"# Binary\n\n\x01 wombat\n");
-    set_mtime(&env, "bin.md", before);
+    env.set_mtime("bin.md", before);
     let err = stderr(&env, &["build"], 0);
     assert!(
         err.contains("warning: bin.md: skipped: binary file (NUL byte at offset 9)"),
@@ -122,7 +106,7 @@ fn a_skipped_file_is_read_again_only_when_it_changes() {
     );
     // No file changed: nothing was read, nothing was built.
     assert_eq!(env.json(&["build"])["noop"], true);
-    set_mtime(&env, "bin.md", before + Duration::from_secs(5));
+    env.set_mtime("bin.md", before + Duration::from_secs(5));
     let err = stderr(&env, &["build"], 0);
     assert!(!err.contains("bin.md"), "{err}");
     assert_eq!(env.json(&["search", "wombat"])["hits"][0]["doc"], "bin.md");
@@ -290,10 +274,9 @@ fn chunking_notes_are_reported_while_the_file_stands() {
         )
     );
     // An mtime-only change re-reads the file and finds its content unchanged.
-    set_mtime(
-        &env,
+    env.set_mtime(
         "src/lib.rs",
-        mtime(&env, "src/lib.rs") + Duration::from_secs(5),
+        env.mtime("src/lib.rs") + Duration::from_secs(5),
     );
     let again = stderr(&env, &["build"], 0);
     assert_eq!(again, first);

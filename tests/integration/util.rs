@@ -85,6 +85,20 @@ impl Env {
         std::fs::write(p, content).expect("write");
     }
 
+    /// The modification time of `rel` (a file, or a directory; `""` is the root).
+    pub fn mtime(&self, rel: &str) -> std::time::SystemTime {
+        std::fs::metadata(self.path().join(rel))
+            .and_then(|m| m.modified())
+            .unwrap_or_else(|e| panic!("mtime of {rel}: {e}"))
+    }
+
+    /// Sets the modification time of `rel` (a file, or a directory) to `to`.
+    pub fn set_mtime(&self, rel: &str, to: std::time::SystemTime) {
+        std::fs::File::open(self.path().join(rel))
+            .and_then(|f| f.set_modified(to))
+            .unwrap_or_else(|e| panic!("set mtime of {rel}: {e}"));
+    }
+
     /// `ctx -s <segment> args…`.
     pub fn ctx(&self, args: &[&str]) -> Command {
         let mut c = ctx();
