@@ -45,6 +45,9 @@ pub struct Evidence {
     /// Words of the query that no indexed text holds.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub absent: Vec<String>,
+    /// Package directories the query names (see [`SearchResult::packages`]).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub packages: Vec<String>,
 }
 
 impl Evidence {
@@ -55,7 +58,14 @@ impl Evidence {
         } else {
             String::from("EVIDENCE (read-only)\n")
         };
-        for note in self.note.iter().cloned().chain(absent_note(&self.absent)) {
+        let packages = SearchResult::packages_note_for(&self.packages);
+        for note in self
+            .note
+            .iter()
+            .cloned()
+            .chain(absent_note(&self.absent))
+            .chain(packages)
+        {
             out.push_str(&format!("Note: {note}.\n"));
         }
         if self.no_evidence {
@@ -97,6 +107,7 @@ impl Retriever {
                 no_evidence: true,
                 note: result.note.clone(),
                 absent: result.absent.clone(),
+                packages: result.packages.clone(),
                 search: Some(result),
                 used: 0,
                 budget: asked,
@@ -137,6 +148,7 @@ impl Retriever {
         Ok(Evidence {
             query: query.to_string(),
             absent: result.absent.clone(),
+            packages: result.packages.clone(),
             used: got.used,
             chunks: got.chunks,
             no_evidence: false,

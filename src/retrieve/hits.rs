@@ -207,7 +207,12 @@ impl SearchResult {
     /// What to tell a reader about the [`SearchResult::packages`] the query
     /// names, so hits bunched in one of them are not a surprise.
     pub fn packages_note(&self) -> Option<String> {
-        let dirs: Vec<String> = self.packages.iter().map(|d| format!("`{d}`")).collect();
+        SearchResult::packages_note_for(&self.packages)
+    }
+
+    /// The note for a query that names the package directories `packages`.
+    pub fn packages_note_for(packages: &[String]) -> Option<String> {
+        let dirs: Vec<String> = packages.iter().map(|d| format!("`{d}`")).collect();
         match dirs.as_slice() {
             [] => None,
             [one] => Some(format!(

@@ -62,6 +62,23 @@ fn naming_a_member_ranks_it_first() {
             "{out}"
         );
     }
+    // Evidence says so too, and leads with the member's chunk.
+    let (out, _) = run(
+        &env,
+        &["evidence", "alpha: parse a bracketed character class"],
+    );
+    assert!(
+        out.contains(
+            "Note: the query names the package `crates/alpha/`; hits outside it rank lower.\n"
+        ) && out.contains("\n[")
+            && out
+                .split("\n[")
+                .nth(1)
+                .is_some_and(|first| first.contains("(crates/alpha/src/lib.rs:")),
+        "{out}"
+    );
+    let ev = env.json(&["evidence", "alpha: parse a bracketed character class"]);
+    assert_eq!(ev["packages"], serde_json::json!(["crates/alpha/"]), "{ev}");
     let (_, stderr) = run(&env, &["search", "alpha parse a bracketed class"]);
     assert!(
         stderr.contains(
