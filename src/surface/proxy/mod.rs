@@ -158,6 +158,10 @@ pub fn run(opts: ProxyOptions) -> anyhow::Result<ExitCode> {
 }
 
 async fn serve(opts: ProxyOptions) -> anyhow::Result<ExitCode> {
+    // Listened for first, not in the task that forwards them: a signal
+    // before that task first ran would take the default action, ending the
+    // proxy without passing it to the child.
+    let signals = listen_for_signals();
     let Some((program, args)) = opts.command.split_first() else {
         anyhow::bail!("no server command given after `--`");
     };
@@ -209,7 +213,7 @@ async fn serve(opts: ProxyOptions) -> anyhow::Result<ExitCode> {
     ));
     let (to_client, client_writer) = writer(tokio::io::stdout());
     let (to_child, child_writer) = writer(child_in);
-    tokio::spawn(forward_signals(events.clone()));
+    tokio::spawn(forward_signals(signals, events.clone()));
     {
         let events = events.clone();
         tokio::spawn(async move {
@@ -389,13 +393,22 @@ fn writer<W: AsyncWrite + Unpin + Send + 'static>(
     (tx, task)
 }
 
-/// Passes SIGINT and SIGTERM to the loop, which sends them to the child.
-async fn forward_signals(events: UnboundedSender<Event>) {
+/// Streams of SIGINT and SIGTERM, which from now on no longer end the
+/// process; `None` when they cannot be listened for.
+fn listen_for_signals() -> Option<(tokio::signal::unix::Signal, tokio::signal::unix::Signal)> {
     use tokio::signal::unix::{SignalKind, signal};
-    let (Ok(mut int), Ok(mut term)) = (
-        signal(SignalKind::interrupt()),
-        signal(SignalKind::terminate()),
-    ) else {
+    Some((
+        signal(SignalKind::interrupt()).ok()?,
+        signal(SignalKind::terminate()).ok()?,
+    ))
+}
+
+/// Passes SIGINT and SIGTERM to the loop, which sends them to the child.
+async fn forward_signals(
+    signals: Option<(tokio::signal::unix::Signal, tokio::signal::unix::Signal)>,
+    events: UnboundedSender<Event>,
+) {
+    let Some((mut int, mut term)) = signals else {
         return;
     };
     loop {
