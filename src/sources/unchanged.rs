@@ -177,3 +177,60 @@ fn paths_digest<'a>(paths: impl Iterator<Item = &'a str>) -> String {
     }
     crate::hash::to_hex(&h.finalize())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::{Duration, SystemTime};
+
+    /// A walk's state of `root` as if it began at `at`, seeing `dirs` as they
+    /// are now and selecting `files`.
+    fn state(root: &Path, at: SystemTime, dirs: &[&str], files: &[&str]) -> WalkState {
+        let mut seen = Seen::default();
+        for d in dirs {
+            let m = std::fs::metadata(root.join(d)).expect("stat");
+            seen.dirs.push((d.to_string(), mtime_ns(&m)));
+        }
+        let entries: Vec<SourceEntry> = files
+            .iter()
+            .map(|f| SourceEntry {
+                rel: f.to_string(),
+                abs: root.join(f),
+                size: 0,
+                mtime_ns: 0,
+            })
+            .collect();
+        let at_ns = at
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos() as i64);
+        WalkState::record(at_ns, seen, &entries)
+    }
+
+    #[test]
+    fn a_state_holds_only_when_old_enough_and_for_the_same_files() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        std::fs::write(dir.path().join("a.md"), "# A\n").expect("write");
+        let later = SystemTime::now() + Duration::from_secs(60);
+        let old = state(dir.path(), later, &[""], &["a.md"]);
+        let files = old
+            .files_now(dir.path(), ["a.md"].into_iter())
+            .expect("holds");
+        assert_eq!(files.len(), 1);
+        assert_eq!(files[0].size, 4);
+        // Other catalog paths than the walk selected: walk again.
+        assert!(
+            old.files_now(dir.path(), ["a.md", "b.md"].into_iter())
+                .is_none()
+        );
+        // The walk began just as the directory changed: not trusted.
+        let racy = state(dir.path(), SystemTime::now(), &[""], &["a.md"]);
+        assert!(racy.files_now(dir.path(), ["a.md"].into_iter()).is_none());
+        assert!(racy.superseded_by(&old));
+        assert!(!old.superseded_by(&state(dir.path(), later, &[""], &["a.md"])));
+        assert!(old.superseded_by(&state(dir.path(), later, &[""], &[])));
+        // A known file gone: walk again.
+        std::fs::remove_file(dir.path().join("a.md")).expect("remove");
+        let gone = state(dir.path(), later, &[""], &["a.md"]);
+        assert!(gone.files_now(dir.path(), ["a.md"].into_iter()).is_none());
+    }
+}
