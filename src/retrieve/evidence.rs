@@ -3,7 +3,7 @@
 
 use serde::Serialize;
 
-use super::search::absent_note;
+use super::search::query_notes;
 use super::{Budget, Fetched, GetOptions, Mode, Retriever, SearchOptions, SearchResult};
 use crate::error::Result;
 
@@ -58,14 +58,8 @@ impl Evidence {
         } else {
             String::from("EVIDENCE (read-only)\n")
         };
-        let packages = SearchResult::packages_note_for(&self.packages);
-        for note in self
-            .note
-            .iter()
-            .cloned()
-            .chain(absent_note(&self.absent))
-            .chain(packages)
-        {
+        let notes = query_notes(&self.absent, &self.packages);
+        for note in self.note.iter().cloned().chain(notes) {
             out.push_str(&format!("Note: {note}.\n"));
         }
         if self.no_evidence {

@@ -199,35 +199,33 @@ pub struct SearchResult {
 }
 
 impl SearchResult {
-    /// What to tell a reader about the query's [`SearchResult::absent`] words.
-    pub fn absent_note(&self) -> Option<String> {
-        absent_note(&self.absent)
-    }
-
-    /// What to tell a reader about the [`SearchResult::packages`] the query
-    /// names, so hits bunched in one of them are not a surprise.
-    pub fn packages_note(&self) -> Option<String> {
-        SearchResult::packages_note_for(&self.packages)
-    }
-
-    /// The note for a query that names the package directories `packages`.
-    pub fn packages_note_for(packages: &[String]) -> Option<String> {
-        let dirs: Vec<String> = packages.iter().map(|d| format!("`{d}`")).collect();
-        match dirs.as_slice() {
-            [] => None,
-            [one] => Some(format!(
-                "the query names the package {one}; hits outside it rank lower"
-            )),
-            _ => Some(format!(
-                "the query names the packages {}; hits outside them rank lower",
-                dirs.join(", ")
-            )),
-        }
+    /// What to tell a reader about the query itself, with hits or without:
+    /// its words no indexed text holds, and the packages it names.
+    pub fn query_notes(&self) -> Vec<String> {
+        query_notes(&self.absent, &self.packages)
     }
 }
 
+/// The notes about a query whose `absent` words no indexed text holds and
+/// which names the package directories `packages` (so hits bunched in one
+/// of them are not a surprise).
+pub fn query_notes(absent: &[String], packages: &[String]) -> Vec<String> {
+    let dirs: Vec<String> = packages.iter().map(|d| format!("`{d}`")).collect();
+    let packages = match dirs.as_slice() {
+        [] => None,
+        [one] => Some(format!(
+            "the query names the package {one}; hits outside it rank lower"
+        )),
+        _ => Some(format!(
+            "the query names the packages {}; hits outside them rank lower",
+            dirs.join(", ")
+        )),
+    };
+    absent_note(absent).into_iter().chain(packages).collect()
+}
+
 /// "no indexed text contains …" for `words`, when there are any.
-pub fn absent_note(words: &[String]) -> Option<String> {
+fn absent_note(words: &[String]) -> Option<String> {
     if words.is_empty() {
         return None;
     }

@@ -14,7 +14,7 @@ use super::Retriever;
 use super::coverage::{DEFAULT_MIN_COVERAGE, min_coverage_for};
 use super::fold::{self, counterpart, near_duplicate};
 pub use super::hits::{
-    BoxedSpan, Duplicate, Hit, NO_SEARCHABLE_WORDS, ReadCall, SearchResult, Suggestion, absent_note,
+    BoxedSpan, Duplicate, Hit, NO_SEARCHABLE_WORDS, ReadCall, SearchResult, Suggestion, query_notes,
 };
 use super::preview::preview;
 use crate::chunk::{Chunk, ChunkKind};
@@ -85,7 +85,8 @@ struct Kept {
 /// packages the query names must cover (the same when it names none).
 struct Terms {
     search: Vec<String>,
-    outside: Vec<String>,
+    /// `None`: the same as `search`.
+    outside: Option<Vec<String>>,
 }
 
 /// How many boxed outputs a docs-only search without evidence looks for.
@@ -127,14 +128,13 @@ impl Retriever {
         // crate is no answer); inside, it is covered by the path alone, so it
         // is left out rather than counted as evidence.
         let whole = self.reader.query_terms(query);
-        let query = match named.dirs.is_empty() || self.reader.query_terms(&named.rest).is_empty() {
-            true => query,
-            false => named.rest.as_str(),
+        let rest = match named.dirs.is_empty() {
+            true => Vec::new(),
+            false => self.reader.query_terms(&named.rest),
         };
-        let terms = self.reader.query_terms(query);
-        let outside = match named.dirs.is_empty() {
-            true => terms.clone(),
-            false => whole,
+        let (query, terms, outside) = match rest.is_empty() {
+            true => (query, whole, None),
+            false => (named.rest.as_str(), rest, Some(whole)),
         };
         filter.packages = named.dirs;
         if terms.is_empty() {
@@ -249,7 +249,7 @@ impl Retriever {
                     .iter()
                     .any(|p| h.chunk.doc.starts_with(p.as_str())) =>
             {
-                &all_terms.outside[..]
+                all_terms.outside.as_deref().unwrap_or(terms)
             }
             _ => terms,
         };

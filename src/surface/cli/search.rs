@@ -194,11 +194,7 @@ pub(super) fn search(cli: &Cli, p: &Printer, args: &SearchArgs) -> anyhow::Resul
     let query = args.query.join(" ");
     let result = r.search(&query, &search_options(args))?;
     if !p.json {
-        for note in result
-            .absent_note()
-            .into_iter()
-            .chain(result.packages_note())
-        {
+        for note in result.query_notes() {
             p.note(&format!("note: {}", sanitize(&note)));
         }
     }

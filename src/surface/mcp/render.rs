@@ -18,13 +18,7 @@ pub(crate) fn render_search(query: &str, r: &SearchResult) -> String {
         let mut out = format!(
             "No evidence in indexed context for: {query}\nSay the indexed docs do not cover it rather than guessing."
         );
-        for note in r
-            .note
-            .iter()
-            .cloned()
-            .chain(r.absent_note())
-            .chain(r.packages_note())
-        {
+        for note in r.note.iter().cloned().chain(r.query_notes()) {
             out.push_str(&format!("\nNote: {note}."));
         }
         if !r.suggestions.is_empty() {
@@ -45,9 +39,8 @@ pub(crate) fn render_search(query: &str, r: &SearchResult) -> String {
         return out;
     }
     let mut out: String = r
-        .absent_note()
-        .into_iter()
-        .chain(r.packages_note())
+        .query_notes()
+        .iter()
         .map(|n| format!("Note: {n}.\n"))
         .collect();
     for (i, h) in r.hits.iter().enumerate() {
