@@ -56,6 +56,9 @@ pub(crate) enum Role {
     Name,
     /// `@scope`: a qualifier written outside any container.
     Scope,
+    /// `@declarator`: a C-style declarator that holds the name (see
+    /// [`super::matches::declared_name`]).
+    Declarator,
     /// `@doc`: a docstring inside the definition.
     Doc,
     /// `@super`: a type the definition extends or implements.
@@ -82,6 +85,9 @@ pub(crate) struct Compiled {
     /// Whether each pattern carries `(#set! declaration)`: its definition
     /// declares what is defined elsewhere.
     pub(crate) declarations: Vec<bool>,
+    /// The kind each pattern's `(#set! scoped <kind>)` gives a definition whose
+    /// `@declarator` holds a qualified name (C++'s `void Foo::bar() {…}`).
+    pub(crate) scoped: Vec<Option<Box<str>>>,
 }
 
 impl Compiled {
@@ -92,6 +98,7 @@ impl Compiled {
             .map(|name| match *name {
                 "name" => Role::Name,
                 "scope" => Role::Scope,
+                "declarator" => Role::Declarator,
                 "doc" => Role::Doc,
                 "super" => Role::Super,
                 "requires" => Role::Requires,
@@ -114,6 +121,15 @@ impl Compiled {
         let containers = flagged("container");
         let qualified = flagged("qualified");
         let declarations = flagged("declaration");
+        let scoped = (0..query.pattern_count())
+            .map(|pattern| {
+                query
+                    .property_settings(pattern)
+                    .iter()
+                    .find(|property| &*property.key == "scoped")
+                    .and_then(|property| property.value.clone())
+            })
+            .collect();
         Compiled {
             language,
             query,
@@ -121,6 +137,7 @@ impl Compiled {
             containers,
             qualified,
             declarations,
+            scoped,
         }
     }
 }

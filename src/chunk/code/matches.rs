@@ -94,19 +94,28 @@ impl<'tree> Candidates<'tree> {
         found: &tree_sitter::QueryMatch<'_, 'tree>,
     ) {
         let (mut definition, mut name, mut scope, mut doc) = (None, None, None, None);
+        let mut declared = false;
         let (mut bases, mut required) = (Vec::new(), Vec::new());
         for capture in found.captures() {
             match &compiled.roles[capture.index as usize] {
                 Role::Definition(kind) => definition = Some((&**kind, capture.node)),
                 Role::Name => name = Some(capture.node),
                 Role::Scope => scope = Some(capture.node),
+                Role::Declarator => {
+                    let Some((qualifier, named)) = declared_name(capture.node) else {
+                        return;
+                    };
+                    declared |= qualifier.is_some();
+                    scope = qualifier.or(scope);
+                    name = Some(named);
+                }
                 Role::Doc => doc = Some(capture.node),
                 Role::Super => bases.push(capture.node),
                 Role::Requires => required.push(capture.node),
                 Role::Other => {}
             }
         }
-        let Some((kind, node)) = definition else {
+        let Some((mut kind, node)) = definition else {
             self.file_docs.extend(doc.map(|doc| doc.byte_range()));
             return;
         };
@@ -135,6 +144,9 @@ impl<'tree> Candidates<'tree> {
         let Some(name) = name else {
             return;
         };
+        if declared && let Some(scoped) = &compiled.scoped[found.pattern_index] {
+            kind = scoped;
+        }
         let mut outer = node;
         while let Some(parent) = outer
             .parent()
@@ -177,6 +189,43 @@ impl<'tree> Candidates<'tree> {
         list.dedup_by_key(|c| c.outer.byte_range());
         self
     }
+}
+
+/// The name a C-style declarator declares, and its qualifier when the name is
+/// qualified: the innermost node reached through the `declarator` fields of
+/// `*_declarator` nodes (a reference or parenthesized declarator holds its
+/// declarator unnamed), so `*(*handler)(int)`, `&Foo::get() const` and
+/// `x = 1` all lead to their name. A query that spelled each nesting out was
+/// slow to compile: tree-sitter analyzes every alternative against the grammar
+/// (C++'s symbol query took ~100 ms per process, half of it for these shapes).
+/// `None` for what only a macro the parser could not expand produces: a
+/// function declarator directly inside another (`EXPORT void (*hook)()` read
+/// as a function `void`), or a name holding a syntax error.
+pub(super) fn declared_name(declarator: Node<'_>) -> Option<(Option<Node<'_>>, Node<'_>)> {
+    let mut node = declarator;
+    while node.kind().ends_with("_declarator") {
+        let Some(inner) = node
+            .child_by_field_name("declarator")
+            .or_else(|| node.named_child(0))
+        else {
+            break;
+        };
+        if inner.kind() == node.kind() && node.child_by_field_name("parameters").is_some() {
+            return None;
+        }
+        node = inner;
+    }
+    let (scope, name) = match (
+        node.child_by_field_name("scope"),
+        node.child_by_field_name("name"),
+    ) {
+        (Some(scope), Some(name)) => (Some(scope), name),
+        _ => (None, node),
+    };
+    if name.has_error() || scope.is_some_and(|scope| scope.has_error()) {
+        return None;
+    }
+    Some((scope, name))
 }
 
 /// Names a query attaches to definition nodes, keyed by node id, each list

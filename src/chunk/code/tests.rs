@@ -468,6 +468,22 @@ fn errors_around_well_formed_definitions_keep_symbols() {
     assert!(symbols.contains("function db_open_29 "), "{symbols}");
 }
 
+#[test]
+fn declarators_misread_around_unexpanded_macros_name_nothing() {
+    // `EXPORT void (*hook)(…)` reads as a function `void` returning a
+    // function, and `INLINE type\nname(void) {…}` as a function whose
+    // declarator is `(void)`: neither becomes a symbol named `void`, and the
+    // well-formed definitions around them keep theirs.
+    let text = "RING_EXPORT void (*ring_on_overflow)(int);\n\n\
+                RING_INLINE ring_t\nring_cpu(void) {\n    return 0;\n}\n\n\
+                int ring_ok(void) {\n    return 1;\n}\n";
+    let chunked = chunk_code("ring.c", text, spec("c"), &ChunkOptions::default());
+    assert_tiles(text, &chunked);
+    let symbols = symbol_lines(&chunked);
+    assert!(!symbols.contains("void"), "{symbols}");
+    assert!(symbols.contains("function ring_ok "), "{symbols}");
+}
+
 /// `Symbol: Super, Super` for every symbol chunk with supertypes.
 fn supers_of(lang: &str, path: &str, text: &str) -> Vec<String> {
     chunk_code(path, text, spec(lang), &ChunkOptions::default())

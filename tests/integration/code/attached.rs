@@ -186,7 +186,8 @@ fn a_go_type_lists_its_methods() {
     );
 }
 
-/// C++ defines methods outside the class body as `Class::method`.
+/// C++ defines methods outside the class body as `Class::method`, also when
+/// they return a reference (`const Limit &TokenBucket::limit() const`).
 #[test]
 fn a_cpp_class_lists_its_methods_defined_outside_it() {
     let env = Env::empty();
@@ -200,7 +201,8 @@ fn a_cpp_class_lists_its_methods_defined_outside_it() {
         listed(&out, "symbol"),
         [
             "limits::TokenBucket::try_take",
-            "limits::TokenBucket::refill"
+            "limits::TokenBucket::refill",
+            "limits::TokenBucket::limit"
         ],
         "{out}"
     );
@@ -208,7 +210,8 @@ fn a_cpp_class_lists_its_methods_defined_outside_it() {
         listed(&out, "line"),
         [
             "bool TokenBucket::try_take(std::int64_t n)",
-            "void TokenBucket::refill()"
+            "void TokenBucket::refill()",
+            "const Limit &TokenBucket::limit() const"
         ],
         "{out}"
     );

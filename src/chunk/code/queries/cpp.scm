@@ -1,25 +1,13 @@
 ; Symbols of a C++ file (see rust.scm for the conventions). Templates join
 ; their declaration through the `template_declaration` wrapper (languages.rs).
-; A method defined outside its class (`bool Bucket::take() {…}`) captures the
-; class as `@scope`, so it is named `Bucket::take` like an inline method.
+; A function's name is found through its `@declarator` (`*`, `&`, parentheses);
+; defined outside its class (`bool Bucket::take() {…}`), its qualifier is its
+; scope and `(#set! scoped method)` makes it a method, named `Bucket::take` like
+; an inline one.
 
-(field_declaration_list (function_definition declarator: [
-  (function_declarator declarator: [(identifier) (field_identifier) (operator_name) (destructor_name)] @name)
-  (pointer_declarator declarator: (function_declarator declarator: [(identifier) (field_identifier) (operator_name)] @name))
-  (reference_declarator (function_declarator declarator: [(identifier) (field_identifier) (operator_name)] @name))
-]) @definition.method)
+(field_declaration_list (function_definition declarator: [(function_declarator) (pointer_declarator) (reference_declarator) (attributed_declarator)] @declarator) @definition.method)
 
-(function_definition declarator: [
-  (function_declarator declarator: (qualified_identifier scope: (_) @scope name: (_) @name))
-  (pointer_declarator declarator: (function_declarator declarator: (qualified_identifier scope: (_) @scope name: (_) @name)))
-  (reference_declarator (function_declarator declarator: (qualified_identifier scope: (_) @scope name: (_) @name)))
-]) @definition.method
-
-(function_definition declarator: [
-  (function_declarator declarator: [(identifier) (operator_name)] @name)
-  (pointer_declarator declarator: (function_declarator declarator: [(identifier) (operator_name)] @name))
-  (reference_declarator (function_declarator declarator: [(identifier) (operator_name)] @name))
-]) @definition.function
+((function_definition declarator: [(function_declarator) (pointer_declarator) (reference_declarator) (attributed_declarator)] @declarator) @definition.function (#set! scoped method))
 
 ((namespace_definition name: (_) @name) @definition.module (#set! container))
 ((class_specifier name: (_) @name body: (_)) @definition.class (#set! container))
@@ -35,17 +23,19 @@
 (preproc_function_def name: (identifier) @name) @definition.macro
 
 ; Prototypes and globals at namespace or file level.
-([(translation_unit (declaration declarator: (function_declarator declarator: (identifier) @name)) @definition.function)
-  (declaration_list (declaration declarator: (function_declarator declarator: (identifier) @name)) @definition.function)])
-
 ([(translation_unit (declaration declarator: [
-    (identifier) @name
-    (init_declarator declarator: (identifier) @name)
-  ]) @definition.var)
+    (function_declarator)
+    (pointer_declarator declarator: (function_declarator))
+    (reference_declarator (function_declarator))
+  ] @declarator) @definition.function)
   (declaration_list (declaration declarator: [
-    (identifier) @name
-    (init_declarator declarator: (identifier) @name)
-  ]) @definition.var)])
+    (function_declarator)
+    (pointer_declarator declarator: (function_declarator))
+    (reference_declarator (function_declarator))
+  ] @declarator) @definition.function)])
+
+([(translation_unit (declaration declarator: [(identifier) (init_declarator)] @declarator) @definition.var)
+  (declaration_list (declaration declarator: [(identifier) (init_declarator)] @declarator) @definition.var)])
 
 ; Base classes.
 (class_specifier

@@ -9,6 +9,10 @@
 ;   type the definition extends or implements, kept by its bare name, or with
 ;   its last qualifier (`io.Reader`) when the pattern says `(#set! qualified)`
 ;   (Go, where the qualifier is the package that defines the type).
+; - `@declarator` (C, C++) stands for `@name` and `@scope`: the name is the
+;   innermost node of a nested declarator (`*(*f)(int)`), and a qualified one
+;   (`Foo::bar`) gives its qualifier as the scope. `(#set! scoped <kind>)` makes
+;   a definition so qualified of that kind.
 ; - A match without `@name` only attaches its `@doc` or `@super` captures to
 ;   the definition node it captures (which another pattern names).
 ; - `(#set! container)` marks definitions whose captured children get chunks of
