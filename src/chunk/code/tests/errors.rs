@@ -1,0 +1,117 @@
+//! Syntax errors: a file the grammar cannot parse falls back to lines, a
+//! small error keeps the symbols around it, a misread declarator names
+//! nothing, and C++ in a `.h` is told from C by its errors.
+
+use super::*;
+
+#[test]
+fn broken_file_falls_back_to_lines() {
+    let mut text = String::from("fn ok() {}\n\n");
+    for line in 0..200 {
+        text.push_str(&format!(
+            "let {line} = ) ( }} {{ ; struct impl for {line}\n"
+        ));
+        if line % 25 == 0 {
+            text.push('\n');
+        }
+    }
+    let chunked = chunk_code("src/broken.rs", &text, spec("rust"), &options(100));
+    assert_tiles(&text, &chunked);
+    assert!(chunked.chunks.iter().all(|chunk| chunk.symbol.is_none()));
+    assert!(chunked.chunks.len() > 1);
+    assert_eq!(chunked.notes.len(), 1);
+    assert!(
+        chunked.notes[0].message.contains("split by lines"),
+        "{:?}",
+        chunked.notes
+    );
+    assert!(chunked.notes[0].line.is_some());
+}
+
+#[test]
+fn small_syntax_error_keeps_symbols() {
+    let (_, path, text, _) = FIXTURES[0];
+    let broken = text.replace("bucket.sort();", "bucket.sort(;");
+    let chunked = chunk_code(path, &broken, spec("rust"), &ChunkOptions::default());
+    assert_tiles(&broken, &chunked);
+    assert_eq!(chunked.notes.len(), 1, "{:?}", chunked.notes);
+    assert!(chunked.notes[0].message.contains("syntax error"));
+    let symbols = symbol_lines(&chunked);
+    assert!(symbols.contains("method WalkBuilder::build"), "{symbols}");
+    assert!(symbols.contains("function sort::by_name"), "{symbols}");
+}
+
+#[test]
+fn errors_around_well_formed_definitions_keep_symbols() {
+    let mut header = String::from("#ifdef __cplusplus\nextern \"C\" {\n#endif\n\n");
+    for index in 0..30 {
+        header.push_str(&format!(
+            "/** Opens database {index}. */\nint db_open_{index}(const char *path, int flags);\n\n"
+        ));
+    }
+    header.push_str("#ifdef __cplusplus\n}\n#endif\n");
+    let chunked = chunk_code("db.h", &header, spec("c"), &ChunkOptions::default());
+    assert_tiles(&header, &chunked);
+    let symbols = symbol_lines(&chunked);
+    assert!(
+        symbols.contains("function db_open_0 "),
+        "{symbols}\n{:?}",
+        chunked.notes
+    );
+    assert!(symbols.contains("function db_open_29 "), "{symbols}");
+}
+
+#[test]
+fn declarators_misread_around_unexpanded_macros_name_nothing() {
+    // `EXPORT void (*hook)(…)` reads as a function `void` returning a
+    // function, and `INLINE type\nname(void) {…}` as a function whose
+    // declarator is `(void)`: neither becomes a symbol named `void`, and the
+    // well-formed definitions around them keep theirs.
+    let text = "RING_EXPORT void (*ring_on_overflow)(int);\n\n\
+                RING_INLINE ring_t\nring_cpu(void) {\n    return 0;\n}\n\n\
+                int ring_ok(void) {\n    return 1;\n}\n";
+    let chunked = chunk_code("ring.c", text, spec("c"), &ChunkOptions::default());
+    assert_tiles(text, &chunked);
+    let symbols = symbol_lines(&chunked);
+    assert!(!symbols.contains("void"), "{symbols}");
+    assert!(symbols.contains("function ring_ok "), "{symbols}");
+}
+
+/// A `.h` with C++ in it (a class in a namespace) is chunked as C++; a C
+/// header, and a C++ file's syntax errors, stay as they were.
+#[test]
+fn cpp_headers_are_told_from_c_headers() {
+    let cpp = "#pragma once\nnamespace buf {\n/// A ring.\nclass Ring {\n public:\n  explicit Ring(int cap);\n  bool push(int v);\n  int size() const { return len_; }\n private:\n  int len_ = 0;\n};\n}  // namespace buf\n";
+    let chunked = chunk_code("include/ring.h", cpp, spec("c"), &ChunkOptions::default());
+    assert_tiles(cpp, &chunked);
+    assert!(chunked.notes.is_empty(), "{:?}", chunked.notes);
+    assert!(
+        chunked
+            .chunks
+            .iter()
+            .all(|c| c.lang.as_deref() == Some("cpp"))
+    );
+    let symbols = symbol_lines(&chunked);
+    assert!(symbols.contains("class buf::Ring 3-"), "{symbols}");
+    assert!(symbols.contains("method buf::Ring::size "), "{symbols}");
+    assert!(!symbols.contains("function push"), "{symbols}");
+
+    let c = "#ifndef RING_H\n#define RING_H\nstruct ring { int len; };\nint ring_push(struct ring *r, int v);\n#endif\n";
+    let chunked = chunk_code("ring.h", c, spec("c"), &ChunkOptions::default());
+    assert!(
+        chunked
+            .chunks
+            .iter()
+            .all(|c| c.lang.as_deref() == Some("c"))
+    );
+    assert!(symbol_lines(&chunked).contains("function ring_push 4-4 (declaration)"));
+
+    // Only a `.h` is in doubt: a `.c` with errors is still C.
+    let chunked = chunk_code("ring.c", cpp, spec("c"), &ChunkOptions::default());
+    assert!(
+        chunked
+            .chunks
+            .iter()
+            .all(|c| c.lang.as_deref() == Some("c"))
+    );
+}
