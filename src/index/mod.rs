@@ -110,6 +110,9 @@ pub struct SearchIndex {
     index: Index,
     fields: Fields,
     dir: PathBuf,
+    /// The reader a build opened to check the committed state, kept for the
+    /// search after it (reloaded first, so it sees what the build committed).
+    checked: Option<tantivy::IndexReader>,
 }
 
 impl SearchIndex {
@@ -136,9 +139,12 @@ impl SearchIndex {
     /// the catalog, so a full build restores it. Returns why it was replaced.
     pub fn open_repairing(dir: &Path) -> Result<(SearchIndex, Option<String>)> {
         let damage = match SearchIndex::open_or_create(dir) {
-            Ok(index) => match index.damage() {
-                None => return Ok((index, None)),
-                Some(why) => why,
+            Ok(mut index) => match index.committed() {
+                Ok(reader) => {
+                    index.checked = Some(reader);
+                    return Ok((index, None));
+                }
+                Err(why) => why.to_string(),
             },
             Err(Error::Index { message, .. }) => message,
             Err(e) => return Err(e),
@@ -147,15 +153,14 @@ impl SearchIndex {
         Ok((SearchIndex::open_or_create(dir)?, Some(damage)))
     }
 
-    /// Why the committed state cannot be opened for reading, if it cannot.
-    /// Opening a reader opens every segment's files and checks their footers.
-    fn damage(&self) -> Option<String> {
-        let reader: tantivy::Result<tantivy::IndexReader> = self
-            .index
+    /// A reader over the committed state; the error says why it cannot be
+    /// read. Opening a reader opens every segment's files and checks their
+    /// footers.
+    fn committed(&self) -> tantivy::Result<tantivy::IndexReader> {
+        self.index
             .reader_builder()
             .reload_policy(tantivy::ReloadPolicy::Manual)
-            .try_into();
-        reader.err().map(|e| e.to_string())
+            .try_into()
     }
 
     /// Opens an existing index for reading.
@@ -188,6 +193,7 @@ impl SearchIndex {
             index,
             fields,
             dir: dir.to_path_buf(),
+            checked: None,
         }
     }
 
@@ -212,7 +218,13 @@ impl SearchIndex {
 
     /// A reader over the last committed state.
     pub fn reader(&self) -> Result<IndexReader> {
-        IndexReader::new(&self.index, self.fields, &self.dir)
+        let reader = match &self.checked {
+            // A reload opens only the segments committed since the check.
+            Some(checked) => checked.reload().map(|()| checked.clone()),
+            None => self.committed(),
+        }
+        .map_err(|e| index_err(&self.dir, damaged(e)))?;
+        IndexReader::new(reader, self.fields, &self.dir)
     }
 }
 

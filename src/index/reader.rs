@@ -14,7 +14,7 @@ use tantivy::query::{
 };
 use tantivy::schema::{Field, IndexRecordOption, Value};
 use tantivy::tokenizer::TextAnalyzer;
-use tantivy::{DocAddress, DocId, DocSet, Index, ReloadPolicy, Searcher, TantivyDocument, Term};
+use tantivy::{DocAddress, DocId, DocSet, Searcher, TantivyDocument, Term};
 
 use super::collect::{PriorTop, Priors};
 use super::query_words::{analyze_query, exact_name_key, name_keys, strip_question_words};
@@ -171,13 +171,11 @@ pub struct IndexReader {
 }
 
 impl IndexReader {
-    pub(super) fn new(index: &Index, fields: Fields, dir: &Path) -> Result<IndexReader> {
-        let reader = index
-            .reader_builder()
-            .reload_policy(ReloadPolicy::Manual)
-            .try_into()
-            .map_err(|e| index_err(dir, super::damaged(e)))?;
-        let reader: tantivy::IndexReader = reader;
+    pub(super) fn new(
+        reader: tantivy::IndexReader,
+        fields: Fields,
+        dir: &Path,
+    ) -> Result<IndexReader> {
         let searcher = reader.searcher();
         let empty = [
             fields.leaf,

@@ -20,7 +20,7 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use serde::Serialize;
 
-use crate::catalog::{Catalog, FileRow};
+use crate::catalog::Catalog;
 use crate::chunk::{self, ChunkOptions};
 use crate::config::Settings;
 use crate::error::{Error, Result, Warning};
@@ -29,7 +29,7 @@ use crate::pack::lock::{FileLock, LockKind};
 use crate::pack::{self, store};
 use crate::segment::Segment;
 use crate::sources::{self, SourceEntry};
-use read::{Fresh, Outcome};
+use read::{Fresh, Seen, note_warning};
 
 mod pack_out;
 mod read;
@@ -182,10 +182,24 @@ fn settings_signature(settings: &Settings) -> String {
 /// Builds or refreshes the pack of `seg` (incrementally unless `opts.full`).
 /// A full build sets a damaged catalog aside and starts a new one.
 pub fn build(seg: &Segment, settings: &Settings, opts: &BuildOptions<'_>) -> Result<BuildReport> {
+    build_and_open(seg, settings, opts).map(|(report, _)| report)
+}
+
+/// [`build`], returning the index it committed to, whose reader a search can
+/// take over instead of opening the index again.
+pub fn build_and_open(
+    seg: &Segment,
+    settings: &Settings,
+    opts: &BuildOptions<'_>,
+) -> Result<(BuildReport, SearchIndex)> {
     repair::setting_aside_damaged_catalog(seg, opts, || build_once(seg, settings, opts))
 }
 
-fn build_once(seg: &Segment, settings: &Settings, opts: &BuildOptions<'_>) -> Result<BuildReport> {
+fn build_once(
+    seg: &Segment,
+    settings: &Settings,
+    opts: &BuildOptions<'_>,
+) -> Result<(BuildReport, SearchIndex)> {
     let started = Instant::now();
     let mut clock = Clock::new();
     store::ensure_dir(&seg.ctx_dir())?;
@@ -367,7 +381,7 @@ fn build_once(seg: &Segment, settings: &Settings, opts: &BuildOptions<'_>) -> Re
             Some(c) => c,
             None => catalog.counts()?,
         };
-        return Ok(BuildReport {
+        let report = BuildReport {
             files,
             chunks,
             tokens,
@@ -379,7 +393,8 @@ fn build_once(seg: &Segment, settings: &Settings, opts: &BuildOptions<'_>) -> Re
             generation: committed,
             phases: clock.phases,
             ..BuildReport::default()
-        });
+        };
+        return Ok((report, index));
     }
 
     // A pack-only rewrite commits no new rows: bumping the generation there
@@ -472,7 +487,7 @@ fn build_once(seg: &Segment, settings: &Settings, opts: &BuildOptions<'_>) -> Re
         None => catalog.counts()?,
     };
     catalog.set_meta("counts", &format!("{files} {chunks} {tokens}"))?;
-    Ok(BuildReport {
+    let report = BuildReport {
         files,
         chunks,
         tokens,
@@ -486,17 +501,8 @@ fn build_once(seg: &Segment, settings: &Settings, opts: &BuildOptions<'_>) -> Re
         seconds: started.elapsed().as_secs_f64(),
         generation,
         phases: clock.phases,
-    })
-}
-
-/// The build warning of what chunking noted about `path`.
-fn note_warning(path: &str, n: &chunk::ChunkNote) -> Warning {
-    Warning {
-        path: path.to_string(),
-        line: n.line,
-        message: n.message.clone(),
-        kind: n.kind,
-    }
+    };
+    Ok((report, index))
 }
 
 fn now_ns() -> i64 {
@@ -504,55 +510,6 @@ fn now_ns() -> i64 {
         .duration_since(UNIX_EPOCH)
         .map(|d| d.as_nanos() as i64)
         .unwrap_or(0)
-}
-
-/// What the batches of a build found, file by file.
-#[derive(Default)]
-struct Seen {
-    /// Files whose content changed (their chunks are dropped once written,
-    /// unless kept).
-    changed: Vec<(SourceEntry, FileRow)>,
-    /// Files whose content did not change (only size or mtime did).
-    touched: Vec<(SourceEntry, FileRow)>,
-    /// Files that could not be read, and what chunking noted.
-    warnings: Vec<Warning>,
-    /// Batches whose chunks stay in memory for the pack.
-    kept: Vec<Arc<Vec<Fresh>>>,
-}
-
-impl Seen {
-    /// Records `outcomes` (the skipped files in `skips`) and returns the
-    /// changed files among them.
-    fn take(&mut self, outcomes: Vec<Outcome>, skips: &mut skips::Skips) -> Vec<Fresh> {
-        let mut fresh = Vec::new();
-        for outcome in outcomes {
-            match outcome {
-                Outcome::Touched(e, row) => {
-                    self.warnings
-                        .extend(row.notes.iter().map(|n| note_warning(&e.rel, n)));
-                    self.touched.push((e, row));
-                }
-                Outcome::Fresh(f) => fresh.push(f),
-                Outcome::Skipped(e, w) => {
-                    skips.add(&e, &w);
-                    self.warnings.push(w);
-                }
-            }
-        }
-        fresh
-    }
-
-    /// Records a written batch: whole when `keep`, else without its chunks.
-    fn keep(&mut self, batch: Arc<Vec<Fresh>>, keep: bool) {
-        for f in batch.iter() {
-            self.changed.push((f.entry.clone(), f.row.clone()));
-            self.warnings
-                .extend(f.row.notes.iter().map(|n| note_warning(&f.entry.rel, n)));
-        }
-        if keep {
-            self.kept.push(batch);
-        }
-    }
 }
 
 /// The index writer of a build that changes something; a full build first

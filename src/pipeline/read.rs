@@ -1,10 +1,11 @@
 //! Reading, hashing and chunking the files a build must look at, in batches.
 
 use std::collections::HashMap;
-use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
 
 use super::Progress;
+use super::skips;
 use crate::catalog::FileRow;
 use crate::chunk::{self, Chunk, ChunkOptions};
 use crate::config::Settings;
@@ -150,4 +151,63 @@ fn process(
         row,
         chunks: chunked.chunks,
     })
+}
+
+/// What the batches of a build found, file by file.
+#[derive(Default)]
+pub(super) struct Seen {
+    /// Files whose content changed (their chunks are dropped once written,
+    /// unless kept).
+    pub(super) changed: Vec<(SourceEntry, FileRow)>,
+    /// Files whose content did not change (only size or mtime did).
+    pub(super) touched: Vec<(SourceEntry, FileRow)>,
+    /// Files that could not be read, and what chunking noted.
+    pub(super) warnings: Vec<Warning>,
+    /// Batches whose chunks stay in memory for the pack.
+    pub(super) kept: Vec<Arc<Vec<Fresh>>>,
+}
+
+impl Seen {
+    /// Records `outcomes` (the skipped files in `skips`) and returns the
+    /// changed files among them.
+    pub(super) fn take(&mut self, outcomes: Vec<Outcome>, skips: &mut skips::Skips) -> Vec<Fresh> {
+        let mut fresh = Vec::new();
+        for outcome in outcomes {
+            match outcome {
+                Outcome::Touched(e, row) => {
+                    self.warnings
+                        .extend(row.notes.iter().map(|n| note_warning(&e.rel, n)));
+                    self.touched.push((e, row));
+                }
+                Outcome::Fresh(f) => fresh.push(f),
+                Outcome::Skipped(e, w) => {
+                    skips.add(&e, &w);
+                    self.warnings.push(w);
+                }
+            }
+        }
+        fresh
+    }
+
+    /// Records a written batch: whole when `keep`, else without its chunks.
+    pub(super) fn keep(&mut self, batch: Arc<Vec<Fresh>>, keep: bool) {
+        for f in batch.iter() {
+            self.changed.push((f.entry.clone(), f.row.clone()));
+            self.warnings
+                .extend(f.row.notes.iter().map(|n| note_warning(&f.entry.rel, n)));
+        }
+        if keep {
+            self.kept.push(batch);
+        }
+    }
+}
+
+/// The build warning of what chunking noted about `path`.
+pub(super) fn note_warning(path: &str, n: &chunk::ChunkNote) -> Warning {
+    Warning {
+        path: path.to_string(),
+        line: n.line,
+        message: n.message.clone(),
+        kind: n.kind,
+    }
 }

@@ -6,6 +6,7 @@
 use super::{BuildOptions, BuildReport};
 use crate::catalog;
 use crate::error::{Error, Result, Warning, WarningKind};
+use crate::index::SearchIndex;
 use crate::pack::lock::{FileLock, LockKind};
 use crate::segment::{CTX_DIR, Segment};
 
@@ -14,8 +15,8 @@ use crate::segment::{CTX_DIR, Segment};
 pub(super) fn setting_aside_damaged_catalog(
     seg: &Segment,
     opts: &BuildOptions<'_>,
-    build: impl Fn() -> Result<BuildReport>,
-) -> Result<BuildReport> {
+    build: impl Fn() -> Result<(BuildReport, SearchIndex)>,
+) -> Result<(BuildReport, SearchIndex)> {
     match build() {
         Err(Error::DamagedCatalog { path, message }) if opts.full => {
             let aside = {
@@ -23,7 +24,7 @@ pub(super) fn setting_aside_damaged_catalog(
                     FileLock::acquire(&seg.build_lock(), LockKind::Build, opts.lock_timeout)?;
                 catalog::set_aside(&path)?
             };
-            let mut report = build()?;
+            let (mut report, index) = build()?;
             let name = |p: &std::path::Path| {
                 p.file_name()
                     .map(|n| n.to_string_lossy().into_owned())
@@ -40,7 +41,7 @@ pub(super) fn setting_aside_damaged_catalog(
                     ),
                 ),
             );
-            Ok(report)
+            Ok((report, index))
         }
         other => other,
     }

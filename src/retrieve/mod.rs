@@ -56,8 +56,14 @@ pub struct Retriever {
 impl Retriever {
     /// Opens the last committed state of `seg`.
     pub fn open(seg: &Segment) -> Result<Retriever> {
+        Retriever::with_index(seg, &SearchIndex::open(&seg.index_dir())?)
+    }
+
+    /// Opens the last committed state of `seg`, reading it through `index`
+    /// (already open: a build just committed to it).
+    pub fn with_index(seg: &Segment, index: &SearchIndex) -> Result<Retriever> {
         let catalog = Catalog::open_read(&seg.db_path())?;
-        let reader = SearchIndex::open(&seg.index_dir())?.reader()?;
+        let reader = index.reader()?;
         Ok(Retriever {
             seg: seg.clone(),
             catalog,

@@ -10,6 +10,7 @@ use std::time::Duration;
 use super::{Cli, open};
 use crate::config::Settings;
 use crate::error::Error;
+use crate::index::SearchIndex;
 use crate::pipeline::{self, BuildOptions};
 use crate::relay::store::DEFAULT_SESSION;
 use crate::rerank::Reranker;
@@ -149,28 +150,52 @@ pub fn refresh(
     no_build: bool,
     p: &Printer,
 ) -> anyhow::Result<()> {
+    refreshed_index(seg, settings, no_build, p).map(drop)
+}
+
+/// [`refresh`], then the committed state opened for reading; the index the
+/// refresh opened is reused, not opened again.
+pub fn refreshed(
+    seg: &Segment,
+    settings: &Settings,
+    no_build: bool,
+    p: &Printer,
+) -> anyhow::Result<Retriever> {
+    let retriever = match refreshed_index(seg, settings, no_build, p)? {
+        Some(index) => Retriever::with_index(seg, &index)?,
+        None => Retriever::open(seg)?,
+    };
+    Ok(retriever)
+}
+
+fn refreshed_index(
+    seg: &Segment,
+    settings: &Settings,
+    no_build: bool,
+    p: &Printer,
+) -> anyhow::Result<Option<SearchIndex>> {
     if no_build {
-        return Ok(());
+        return Ok(None);
     }
     let opts = BuildOptions {
         lock_timeout: Duration::ZERO,
         refresh_only: true,
         ..BuildOptions::default()
     };
-    match pipeline::build(seg, settings, &opts) {
-        Ok(r) => {
+    match pipeline::build_and_open(seg, settings, &opts) {
+        Ok((r, index)) => {
             if p.verbose > 0 && !r.noop {
                 p.note(&format!(
                     "refreshed pack: {} changed, {} removed",
                     r.changed, r.removed
                 ));
             }
-            Ok(())
+            Ok(Some(index))
         }
-        Err(Error::LockTimeout { .. }) if seg.index_dir().join("meta.json").exists() => Ok(()),
+        Err(Error::LockTimeout { .. }) if seg.index_dir().join("meta.json").exists() => Ok(None),
         Err(e @ Error::SourcesGone { .. }) => {
             p.warn(&e.to_string());
-            Ok(())
+            Ok(None)
         }
         Err(e) => Err(e.into()),
     }
@@ -189,8 +214,8 @@ fn search_options(args: &SearchArgs) -> crate::retrieve::SearchOptions {
 
 pub(super) fn search(cli: &Cli, p: &Printer, args: &SearchArgs) -> anyhow::Result<ExitCode> {
     let (seg, settings) = open(cli)?;
-    refresh(&seg, &settings, args.no_build, p)?;
-    let r = args.rerank.apply(Retriever::open(&seg)?, &seg, &settings)?;
+    let r = refreshed(&seg, &settings, args.no_build, p)?;
+    let r = args.rerank.apply(r, &seg, &settings)?;
     let query = args.query.join(" ");
     let result = r.search(&query, &search_options(args))?;
     if !p.json {
@@ -265,8 +290,7 @@ pub(super) fn search(cli: &Cli, p: &Printer, args: &SearchArgs) -> anyhow::Resul
 
 pub(super) fn get(cli: &Cli, p: &Printer, args: &GetArgs) -> anyhow::Result<ExitCode> {
     let (seg, settings) = open(cli)?;
-    refresh(&seg, &settings, args.no_build, p)?;
-    let r = Retriever::open(&seg)?;
+    let r = refreshed(&seg, &settings, args.no_build, p)?;
     let params = GetParams {
         ids: args.ids.clone(),
         mode: Some(args.mode),
@@ -318,8 +342,8 @@ pub(super) fn get(cli: &Cli, p: &Printer, args: &GetArgs) -> anyhow::Result<Exit
 
 pub(super) fn evidence(cli: &Cli, p: &Printer, args: &EvidenceArgs) -> anyhow::Result<ExitCode> {
     let (seg, settings) = open(cli)?;
-    refresh(&seg, &settings, args.no_build, p)?;
-    let r = args.rerank.apply(Retriever::open(&seg)?, &seg, &settings)?;
+    let r = refreshed(&seg, &settings, args.no_build, p)?;
+    let r = args.rerank.apply(r, &seg, &settings)?;
     let params = EvidenceParams {
         query: args.query.join(" "),
         budget: Some(args.budget),

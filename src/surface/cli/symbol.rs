@@ -57,8 +57,8 @@ fn retriever(
 ) -> anyhow::Result<(Retriever, crate::config::Settings)> {
     let (seg, settings) = open(cli)?;
     crate::retrieve::Budget::new(budget, settings.max_budget)?;
-    super::search::refresh(&seg, &settings, no_build, p)?;
-    Ok((Retriever::open(&seg)?, settings))
+    let retriever = super::search::refreshed(&seg, &settings, no_build, p)?;
+    Ok((retriever, settings))
 }
 
 pub(super) fn refs(cli: &Cli, p: &Printer, args: &RefsArgs) -> anyhow::Result<ExitCode> {
