@@ -120,16 +120,23 @@ impl SearchIndex {
     pub fn open_or_create(dir: &Path) -> Result<SearchIndex> {
         std::fs::create_dir_all(dir).map_err(|e| Error::io("cannot create", dir, e))?;
         let (schema, fields) = schema();
-        // An index written with other fields (an older ctx) is derived data:
-        // drop it, and the generation check in the build rebuilds it in full.
-        if dir.join("meta.json").exists()
-            && Index::open_in_dir(dir).is_ok_and(|old| old.schema() != schema)
-        {
+        let open = || MmapDirectory::open(dir).map_err(|e| index_err(dir, e));
+        let mut mmap = open()?;
+        if Index::exists(&mmap).map_err(|e| index_err(dir, e))? {
+            let index = Index::open(mmap).map_err(|e| index_err(dir, e))?;
+            if index.schema() == schema {
+                return Ok(Self::with(index, fields, dir));
+            }
+            // An index written with other fields (an older ctx) is derived
+            // data: drop it, and the generation check in the build rebuilds
+            // it in full.
+            drop(index);
             std::fs::remove_dir_all(dir).map_err(|e| Error::io("cannot remove", dir, e))?;
             std::fs::create_dir_all(dir).map_err(|e| Error::io("cannot create", dir, e))?;
+            mmap = open()?;
         }
-        let mmap = MmapDirectory::open(dir).map_err(|e| index_err(dir, e))?;
-        let index = Index::open_or_create(mmap, schema).map_err(|e| index_err(dir, e))?;
+        let index =
+            Index::create(mmap, schema, Default::default()).map_err(|e| index_err(dir, e))?;
         Ok(Self::with(index, fields, dir))
     }
 
@@ -248,5 +255,50 @@ pub fn index_err(dir: &Path, e: impl std::fmt::Display) -> Error {
     Error::Index {
         path: dir.to_path_buf(),
         message: e.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::chunk::{Chunk, ChunkKind};
+
+    fn commit_one(index: &SearchIndex, doc: &str, generation: u64) {
+        let mut writer = index.writer(1 << 20).expect("writer");
+        let chunk = Chunk::sample(doc, &["Title"], "some words", ChunkKind::Markdown);
+        writer.add(&chunk, "").expect("add");
+        writer.commit(generation).expect("commit");
+    }
+
+    #[test]
+    fn an_index_of_other_fields_is_replaced_by_an_empty_one() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("index");
+        std::fs::create_dir_all(&path).expect("mkdir");
+        let mut other = Schema::builder();
+        other.add_text_field("only", STRING);
+        Index::create_in_dir(&path, other.build()).expect("other index");
+
+        let index = SearchIndex::open_or_create(&path).expect("reopen");
+        assert_eq!(index.index.schema(), schema().0);
+        assert_eq!(index.generation().expect("generation"), 0);
+        assert_eq!(index.reader().expect("reader").num_docs(), 0);
+    }
+
+    #[test]
+    fn the_reader_a_build_checked_with_sees_what_it_committed_since() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("index");
+        commit_one(
+            &SearchIndex::open_or_create(&path).expect("create"),
+            "a.md",
+            1,
+        );
+
+        let (index, damage) = SearchIndex::open_repairing(&path).expect("open");
+        assert_eq!(damage, None);
+        assert!(index.checked.is_some());
+        commit_one(&index, "b.md", 2);
+        assert_eq!(index.reader().expect("reader").num_docs(), 2);
     }
 }
