@@ -138,6 +138,15 @@ def copy_crate(name):
     return copy_tree(found[0], name)
 
 
+def crate_dir(name, sub):
+    """Copies directory `sub` of a crate from the local cargo registry to a temp dir."""
+    home = os.environ.get("CARGO_HOME", os.path.join(os.path.expanduser("~"), ".cargo"))
+    found = sorted(glob.glob(os.path.join(home, "registry", "src", "*", name, sub)))
+    if not found:
+        sys.exit(f"{name}/{sub} not found under {home}/registry/src/*/: run `cargo fetch` in this repo first")
+    return copy_tree(found[0], f"{name}-{sub}")
+
+
 def python_package(name):
     """Copies a package from the test tools' venv (scripts/setup-test-tools.sh pins it) to a temp dir."""
     found = sorted(glob.glob(os.path.join(ROOT, ".test-tools", "venv", "lib", "python3*", "site-packages", name)))
@@ -234,6 +243,8 @@ def main():
         bench_eval(a.bin, copy_crate("pulldown-cmark-0.13.6"), os.path.join(ROOT, "fixtures/eval/code-pulldown.jsonl"), build=True)
         # A multi-crate workspace, written blind (queries that name a crate; fixtures/eval/README.md).
         bench_eval(a.bin, workspace(), os.path.join(ROOT, "fixtures/eval/code-workspace.jsonl"), build=True)
+        # C, written blind: the tree-sitter runtime's C source (ctx depends on the crate).
+        bench_eval(a.bin, crate_dir("tree-sitter-0.27.1", "src"), os.path.join(ROOT, "fixtures/eval/code-tree-sitter-c.jsonl"), build=True)
         # Go, written blind: Go 1.19's standard library from Debian (needs apt-get).
         bench_eval(a.bin, go_stdlib(), os.path.join(ROOT, "fixtures/eval/code-go.jsonl"), build=True)
     if "relay" in only:
