@@ -158,10 +158,15 @@ pub fn disk_view(
     settings: &Settings,
 ) -> Result<std::collections::BTreeMap<String, Vec<u8>>> {
     let walked = sources::walk(&seg.root, settings, &|rel| is_code(settings, rel))?;
-    Ok(pack::validate::read_disk(
-        &walked.files,
-        settings.max_file_bytes,
-    ))
+    let mut disk = pack::validate::read_disk(&walked.files, settings.max_file_bytes);
+    // A code file the build skips as generated is no source of the pack
+    // either (read_disk leaves out the files it cannot read).
+    disk.retain(|rel, bytes| {
+        !(is_code(settings, rel)
+            && std::str::from_utf8(bytes)
+                .is_ok_and(|text| chunk::code::is_probably_generated(text).is_some()))
+    });
+    Ok(disk)
 }
 
 /// The settings that, when changed, invalidate every chunk.
