@@ -18,8 +18,9 @@ use serde::{Deserialize, Serialize};
 /// declaration, 6 C++ in `.h` files, 7 a Go supertype's package and C's
 /// `extern` declarations, 8 a Markdown line over the budget cut into parts
 /// and a short lead-in opening the first part of its oversized block, 9
-/// letters of any script kept in IDs' doc stems.
-pub const CHUNKER_VERSION: u32 = 9;
+/// letters of any script kept in IDs' doc stems, 10 C and C++ names found
+/// through their declarators and macros run on over continued lines.
+pub const CHUNKER_VERSION: u32 = 10;
 
 /// What kind of source a chunk came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]

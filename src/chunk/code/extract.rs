@@ -174,7 +174,7 @@ fn build(
     for (index, candidate) in candidates.iter().enumerate() {
         while stack
             .last()
-            .is_some_and(|&open| candidates[open].outer.end_byte() <= candidate.outer.start_byte())
+            .is_some_and(|&open| candidates[open].span.end <= candidate.span.start)
         {
             stack.pop();
         }
@@ -290,7 +290,7 @@ fn definition(
     };
     let signature_end = match body {
         Some(body) => signature_end(spec, body),
-        None => candidate.outer.end_byte(),
+        None => candidate.span.end,
     };
     let signature = signature(
         &text[candidate.outer.start_byte()..signature_end],
@@ -303,7 +303,7 @@ fn definition(
             .scope
             .map(|scope| collapse(&text[scope.byte_range()])),
         container: candidate.container,
-        node: candidate.outer.byte_range(),
+        node: candidate.span.clone(),
         start,
         body: body.map(|body| body.byte_range()),
         docstring,

@@ -23,6 +23,9 @@ pub(super) struct Candidate<'tree> {
     pub(super) node: Node<'tree>,
     /// `node` widened over wrapper ancestors.
     pub(super) outer: Node<'tree>,
+    /// The bytes the definition spans: `outer`'s, or further when the grammar
+    /// cut it short (see [`continued_span`]).
+    pub(super) span: Range<usize>,
     pub(super) name: Node<'tree>,
     pub(super) scope: Option<Node<'tree>>,
 }
@@ -164,6 +167,7 @@ impl<'tree> Candidates<'tree> {
             declaration,
             node,
             outer,
+            span: continued_span(text, outer),
             name,
             scope,
         });
@@ -175,20 +179,42 @@ impl<'tree> Candidates<'tree> {
         // A name captured by several patterns belongs to the widest definition (so a
         // wrapper joins its symbol); a node captured by several patterns takes the
         // earliest pattern (so specific patterns can precede general ones).
-        list.sort_by_key(|c| (c.name.id(), Reverse(c.outer.byte_range().len()), c.pattern));
+        list.sort_by_key(|c| (c.name.id(), Reverse(c.span.len()), c.pattern));
         list.dedup_by_key(|c| c.name.id());
         list.sort_by_key(|c| {
-            let outer = c.outer.byte_range();
             (
-                outer.start,
-                Reverse(outer.end),
+                c.span.start,
+                Reverse(c.span.end),
                 c.pattern,
                 c.name.start_byte(),
             )
         });
-        list.dedup_by_key(|c| c.outer.byte_range());
+        list.dedup_by_key(|c| c.span.clone());
         self
     }
+}
+
+/// The bytes `node` spans, running on over the lines a backslash continues
+/// when its last line goes on with one: tree-sitter-c ends a multi-line
+/// `#define` at a `/* … */` comment inside it, and the macro's other lines
+/// then parse as stray code. A node that ends its line cannot be continued
+/// (the next line may be a macro of its own).
+fn continued_span(text: &str, node: Node<'_>) -> Range<usize> {
+    let (start, end) = (node.start_byte(), node.end_byte());
+    let line_end = |from: usize| text[from..].find('\n').map_or(text.len(), |i| from + i);
+    let continued = |from: usize, to: usize| text[from..to].trim_end().ends_with('\\');
+    let mut last = line_end(end);
+    if end == 0 || text.as_bytes()[end - 1] == b'\n' || !continued(end, last) {
+        return start..end;
+    }
+    while last < text.len() {
+        let next = last + 1;
+        last = line_end(next);
+        if !continued(next, last) {
+            break;
+        }
+    }
+    start..last
 }
 
 /// The name a C-style declarator declares, and its qualifier when the name is

@@ -115,3 +115,22 @@ fn cpp_headers_are_told_from_c_headers() {
             .all(|c| c.lang.as_deref() == Some("c"))
     );
 }
+
+#[test]
+fn a_macro_runs_on_over_its_continued_lines_past_a_comment() {
+    // tree-sitter-c ends `STEP` at the comment inside it (as ICU's
+    // `U8_INTERNAL_NEXT_OR_SUB`), and its other lines parse as stray code.
+    let text = "#define ONE 1\n\
+                #define STEP(x) BEGIN { \\\n    (x)++; \\\n    if((x)!=0 && \\\n\
+                \x20       /* count it */ \\\n        (x)>1) { \\\n        int y = (x); \\\n\
+                \x20   } \\\n} END\n\n\
+                #define TWO 2\n\n\
+                int after(void) {\n    return TWO;\n}\n";
+    let chunked = chunk_code("step.h", text, spec("c"), &ChunkOptions::default());
+    assert_tiles(text, &chunked);
+    let symbols = symbol_lines(&chunked);
+    assert!(symbols.contains("macro ONE 1-1\n"), "{symbols}");
+    assert!(symbols.contains("macro STEP 2-9\n"), "{symbols}");
+    assert!(symbols.contains("macro TWO 10-11 node 11-11\n"), "{symbols}");
+    assert!(symbols.contains("function after 12-15 node 13-15\n"), "{symbols}");
+}
