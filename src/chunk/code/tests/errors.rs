@@ -131,6 +131,12 @@ fn a_macro_runs_on_over_its_continued_lines_past_a_comment() {
     let symbols = symbol_lines(&chunked);
     assert!(symbols.contains("macro ONE 1-1\n"), "{symbols}");
     assert!(symbols.contains("macro STEP 2-9\n"), "{symbols}");
-    assert!(symbols.contains("macro TWO 10-11 node 11-11\n"), "{symbols}");
-    assert!(symbols.contains("function after 12-15 node 13-15\n"), "{symbols}");
+    assert!(
+        symbols.contains("macro TWO 10-11 node 11-11\n"),
+        "{symbols}"
+    );
+    assert!(
+        symbols.contains("function after 12-15 node 13-15\n"),
+        "{symbols}"
+    );
 }
