@@ -95,13 +95,23 @@ pub(super) fn candidates(
                 }
             })
     };
+    // `UnitTest::Run` names `testing::UnitTest::Run`: the namespaces a C++
+    // (or TypeScript) name sits in are rarely written.
+    let in_namespace = |q: &str| {
+        let at = q.len().saturating_sub(want.len());
+        want.contains('.')
+            && at > 0
+            && q.is_char_boundary(at)
+            && q[..at].ends_with('.')
+            && eq(&q[at..])
+    };
     let mut found: Vec<Found> = Vec::new();
     for c in chunks {
         let Some(sym) = &c.symbol else {
             continue;
         };
         let q = canon(&sym.qualified);
-        if !(eq(&q) || eq(&sym.name) || in_go_package(c, &q)) {
+        if !(eq(&q) || eq(&sym.name) || in_go_package(c, &q) || in_namespace(&q)) {
             continue;
         }
         if let Kinds::Impls(of) = kinds {

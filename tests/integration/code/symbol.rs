@@ -499,3 +499,33 @@ fn a_window_is_the_packs_snapshot_of_the_file() {
     assert_eq!(out["lines"], serde_json::json!([7, 9]), "{out}");
     assert_eq!(out["text"], beta, "{out}");
 }
+
+/// A C++ name needs not spell the namespaces it sits in: `TokenBucket::refill`
+/// is `limits::TokenBucket::refill`; a name that only ends like another's is
+/// no match (`Bucket::refill`).
+#[test]
+fn symbol_names_a_cpp_member_without_its_namespace() {
+    let env = Env::empty();
+    let sample = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/code/cpp/sample.cpp"),
+    )
+    .expect("fixture");
+    env.write("sample.cpp", sample);
+    for name in [
+        "TokenBucket::refill",
+        "limits::TokenBucket::refill",
+        "tokenbucket::REFILL",
+    ] {
+        let out = env.json(&["symbol", name]);
+        assert_eq!(
+            out["symbol"], "limits::TokenBucket::refill",
+            "{name}: {out}"
+        );
+    }
+    env.ctx(&["symbol", "Bucket::refill", "--no-build"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "error: no symbol `Bucket::refill` in this pack",
+        ));
+}
