@@ -2,14 +2,16 @@
 //! crates from the local cargo registry, read once at start-up.
 //!
 //! Run with `cargo bench --bench code`. The groups report MB/s of source text
-//! for `chunk_code` (parse, query, tile, split, IDs) and for `skeleton`.
+//! for `chunk_code` (parse, query, tile, split, IDs) and for `skeleton`, and
+//! the time each language's symbol query takes to compile (once per process
+//! that chunks the language: a one-file rebuild pays it).
 
 use std::hint::black_box;
 use std::path::{Path, PathBuf};
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use ctx::chunk::ChunkOptions;
-use ctx::chunk::code::{chunk_code, language_by_name, skeleton};
+use ctx::chunk::code::{all_languages, chunk_code, language_by_name, skeleton};
 
 /// Crate source trees looked up under `<cargo home>/registry/src/*/`.
 const CRATES: &[&str] = &["ignore-0.4.", "tantivy-0."];
@@ -119,5 +121,20 @@ fn code(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, code);
+fn query_compile(c: &mut Criterion) {
+    let mut group = c.benchmark_group("query compile");
+    group.sample_size(10);
+    for spec in all_languages() {
+        let grammar = spec.grammar();
+        group.bench_function(spec.name, |b| {
+            b.iter(|| {
+                tree_sitter::Query::new(black_box(&grammar), spec.query_source())
+                    .expect("the query compiles")
+            })
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, code, query_compile);
 criterion_main!(benches);
