@@ -181,6 +181,18 @@ def go_stdlib():
     return dst
 
 
+def googletest():
+    """GoogleTest 1.12.1's source as Debian ships it (`googletest`), `usr/src/googletest`
+    copied into a temp dir (fixtures/eval/README.md)."""
+    work = scratch("ctx-bench-gtdeb-")
+    p = subprocess.run(["apt-get", "download", "googletest"], cwd=work, capture_output=True)
+    debs = glob.glob(os.path.join(work, "googletest_*.deb"))
+    if p.returncode != 0 or not debs:
+        sys.exit(f"apt-get download googletest failed: {p.stderr.decode()}")
+    subprocess.run(["dpkg-deb", "-x", debs[0], os.path.join(work, "x")], check=True)
+    return copy_tree(os.path.join(work, "x", "usr", "src", "googletest"), "googletest")
+
+
 def copy_tree(src, name):
     """Copies `src` to a fresh temp dir with writable permissions."""
     dst = scratch(f"ctx-bench-{name}-")
@@ -245,6 +257,8 @@ def main():
         bench_eval(a.bin, workspace(), os.path.join(ROOT, "fixtures/eval/code-workspace.jsonl"), build=True)
         # C, written blind: the tree-sitter runtime's C source (ctx depends on the crate).
         bench_eval(a.bin, crate_dir("tree-sitter-0.27.1", "src"), os.path.join(ROOT, "fixtures/eval/code-tree-sitter-c.jsonl"), build=True)
+        # C++, written blind: GoogleTest from Debian (needs apt-get).
+        bench_eval(a.bin, googletest(), os.path.join(ROOT, "fixtures/eval/code-googletest.jsonl"), build=True)
         # Go, written blind: Go 1.19's standard library from Debian (needs apt-get).
         bench_eval(a.bin, go_stdlib(), os.path.join(ROOT, "fixtures/eval/code-go.jsonl"), build=True)
     if "relay" in only:
