@@ -152,8 +152,12 @@ fn parse(text: &str, spec: &LanguageSpec, compiled: &Compiled) -> Result<Tree, S
     parser
         .set_language(&compiled.language)
         .map_err(|error| format!("grammar for `{}` cannot be loaded: {error}", spec.name))?;
+    let blanked = spec
+        .export_macros
+        .then(|| super::macros::blanked(text))
+        .flatten();
     parser
-        .parse(text, None)
+        .parse(blanked.as_deref().unwrap_or(text), None)
         .ok_or_else(|| format!("the `{}` parser gave up", spec.name))
 }
 

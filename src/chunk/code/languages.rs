@@ -42,6 +42,9 @@ pub struct LanguageSpec {
     pub wrapper_kinds: &'static [&'static str],
     /// How [`super::skeleton`] elides bodies.
     pub body_style: BodyStyle,
+    /// Whether export and annotation macros around declarations are blanked
+    /// before parsing (C, C++; see `macros.rs`).
+    pub export_macros: bool,
     grammar: fn() -> Language,
     query_source: &'static str,
     compiled: OnceLock<Result<Compiled, String>>,
@@ -204,6 +207,7 @@ static LANGUAGES: [LanguageSpec; 9] = [
         attribute_kinds: &["attribute_item"],
         wrapper_kinds: &[],
         body_style: BodyStyle::Braces,
+        export_macros: false,
         compiled: OnceLock::new(),
     },
     LanguageSpec {
@@ -217,6 +221,7 @@ static LANGUAGES: [LanguageSpec; 9] = [
         attribute_kinds: &[],
         wrapper_kinds: &["decorated_definition"],
         body_style: BodyStyle::Indented,
+        export_macros: false,
         compiled: OnceLock::new(),
     },
     LanguageSpec {
@@ -230,6 +235,7 @@ static LANGUAGES: [LanguageSpec; 9] = [
         attribute_kinds: &["decorator"],
         wrapper_kinds: &["export_statement"],
         body_style: BodyStyle::Braces,
+        export_macros: false,
         compiled: OnceLock::new(),
     },
     LanguageSpec {
@@ -243,6 +249,7 @@ static LANGUAGES: [LanguageSpec; 9] = [
         attribute_kinds: &["decorator"],
         wrapper_kinds: &["export_statement", "ambient_declaration"],
         body_style: BodyStyle::Braces,
+        export_macros: false,
         compiled: OnceLock::new(),
     },
     LanguageSpec {
@@ -256,6 +263,7 @@ static LANGUAGES: [LanguageSpec; 9] = [
         attribute_kinds: &["decorator"],
         wrapper_kinds: &["export_statement", "ambient_declaration"],
         body_style: BodyStyle::Braces,
+        export_macros: false,
         compiled: OnceLock::new(),
     },
     LanguageSpec {
@@ -269,6 +277,7 @@ static LANGUAGES: [LanguageSpec; 9] = [
         attribute_kinds: &[],
         wrapper_kinds: &[],
         body_style: BodyStyle::Braces,
+        export_macros: false,
         compiled: OnceLock::new(),
     },
     LanguageSpec {
@@ -282,6 +291,7 @@ static LANGUAGES: [LanguageSpec; 9] = [
         attribute_kinds: &[],
         wrapper_kinds: &[],
         body_style: BodyStyle::Braces,
+        export_macros: false,
         compiled: OnceLock::new(),
     },
     LanguageSpec {
@@ -295,6 +305,7 @@ static LANGUAGES: [LanguageSpec; 9] = [
         attribute_kinds: &[],
         wrapper_kinds: &[],
         body_style: BodyStyle::Braces,
+        export_macros: true,
         compiled: OnceLock::new(),
     },
     LanguageSpec {
@@ -308,6 +319,7 @@ static LANGUAGES: [LanguageSpec; 9] = [
         attribute_kinds: &[],
         wrapper_kinds: &["template_declaration"],
         body_style: BodyStyle::Braces,
+        export_macros: true,
         compiled: OnceLock::new(),
     },
 ];

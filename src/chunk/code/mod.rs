@@ -24,6 +24,7 @@ pub mod comment;
 mod extract;
 mod generated;
 pub mod languages;
+mod macros;
 mod matches;
 mod skeleton;
 mod split;

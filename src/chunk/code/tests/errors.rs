@@ -140,3 +140,32 @@ fn a_macro_runs_on_over_its_continued_lines_past_a_comment() {
         "{symbols}"
     );
 }
+
+#[test]
+fn export_macros_leave_classes_and_functions_whole() {
+    // Read as the class's name, `GTEST_API_` made `Test` a function whose
+    // body held the class's members.
+    let text = "namespace testing {\n\
+                class GTEST_API_ Test {\n public:\n  void Run() {\n    body();\n  }\n};\n\
+                GTEST_API_ std::string Format(int x) {\n  return \"\";\n}\n\
+                }  // namespace testing\n";
+    let chunked = chunk_code("gtest.h", text, spec("cpp"), &ChunkOptions::default());
+    assert_tiles(text, &chunked);
+    assert!(chunked.notes.is_empty(), "{:?}", chunked.notes);
+    let symbols = symbol_lines(&chunked);
+    assert!(symbols.contains("class testing::Test 2-"), "{symbols}");
+    assert!(
+        symbols.contains("method testing::Test::Run 4-7 node 4-6"),
+        "{symbols}"
+    );
+    assert!(
+        symbols.contains("function testing::Format 8-11 node 8-10"),
+        "{symbols}"
+    );
+    let run = chunked
+        .chunks
+        .iter()
+        .find(|chunk| chunk.title_path.last().is_some_and(|t| t == "Run"))
+        .expect("Run's chunk");
+    assert!(run.text.contains("void Run() {"), "{}", run.text);
+}

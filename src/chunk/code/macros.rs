@@ -1,0 +1,105 @@
+//! Export and annotation macros that C and C++ code puts around declarations
+//! (`class GTEST_API_ Test`, `Q_CORE_EXPORT QString`, `GTEST_API_ bool
+//! ShouldShard(…)`, `void Run() GTEST_LOCK_EXCLUDED_(mu);`). Without a
+//! preprocessor the grammar takes such a macro for the type or the class
+//! name, and the declaration after it for something else: GoogleTest's
+//! classes parsed as functions whose bodies held their members. The parser is
+//! given a copy of the text with these macros blanked to spaces, so every byte
+//! offset, and every chunk cut from the text, stays as it was.
+
+use std::ops::Range;
+use std::sync::OnceLock;
+
+use regex::Regex;
+
+/// An identifier that is a macro by convention: upper case, digits and
+/// underscores, at least two characters.
+const MACRO: &str = r"[A-Z][A-Z0-9_]*[A-Z0-9_]";
+
+/// The text to parse: `text` with the macros blanked, or `None` when it has
+/// none.
+pub(super) fn blanked(text: &str) -> Option<String> {
+    let mut spans = macro_spans(text);
+    if spans.is_empty() {
+        return None;
+    }
+    spans.sort_by_key(|span| span.start);
+    let mut bytes = text.as_bytes().to_vec();
+    for span in spans {
+        // Only ASCII is blanked (a macro name is ASCII, and so are the
+        // arguments of the ones kept to one line of ASCII below), so the
+        // copy stays valid UTF-8 with the same offsets.
+        bytes[span].iter_mut().for_each(|byte| *byte = b' ');
+    }
+    String::from_utf8(bytes).ok()
+}
+
+fn macro_spans(text: &str) -> Vec<Range<usize>> {
+    static PATTERNS: OnceLock<[Regex; 3]> = OnceLock::new();
+    let patterns = PATTERNS.get_or_init(|| {
+        let compile = |pattern: String| Regex::new(&pattern).expect("a valid pattern");
+        [
+            // Between `class` and the class name, when a body or a base
+            // list follows the name (`struct FOO bar;` declares a variable).
+            compile(format!(
+                r"\b(?:class|struct|union)[ \t]+(?P<m>{MACRO})[ \t]+[A-Za-z_]\w*[ \t]*(?:\{{|:[^:]|final\b)"
+            )),
+            // Before a declaration's type and name, at the start of a line
+            // or after its storage keywords: `GTEST_API_ bool ShouldShard(`.
+            // A macro followed by one name only (`DWORD GetVersion(`) may be
+            // the type itself and stays.
+            compile(format!(
+                r"(?m)^[ \t]*(?:(?:static|inline|extern|virtual|explicit|constexpr|friend)[ \t]+)*(?P<m>{MACRO})[ \t]+(?:const[ \t]+)?[A-Za-z_][\w:<>,]*[ \t*&]+[*&]?[A-Za-z_~][\w:]*[ \t]*\("
+            )),
+            // After a signature, with its arguments on the same line:
+            // `void Run() const GTEST_LOCK_EXCLUDED_(mutex_);`.
+            compile(format!(
+                r"\)[ \t]*(?:(?:const|override|final|noexcept)[ \t]*)*(?P<m>{MACRO}[ \t]*\([\x20-\x27\x2a-\x7e]*\))[ \t]*(?:;|\{{|=)"
+            )),
+        ]
+    });
+    patterns
+        .iter()
+        .flat_map(|pattern| pattern.captures_iter(text))
+        .filter_map(|captures| captures.name("m").map(|m| m.range()))
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn export_macros_are_blanked_in_place() {
+        let text = "class GTEST_API_ Test : public Base {\n\
+                    GTEST_API_ std::string Format(int x);\n\
+                    static GTEST_API_ bool ShouldShard(int a) {}\n\
+                    void Run() const GTEST_LOCK_EXCLUDED_(mutex_);\n\
+                    struct Q_EXPORT Point final {};\n";
+        let parsed = blanked(text).expect("macros to blank");
+        assert_eq!(parsed.len(), text.len());
+        assert_eq!(
+            parsed,
+            "class            Test : public Base {\n\
+             \x20          std::string Format(int x);\n\
+             static            bool ShouldShard(int a) {}\n\
+             void Run() const                             ;\n\
+             struct          Point final {};\n"
+        );
+    }
+
+    #[test]
+    fn what_may_be_a_type_or_a_declaration_stays() {
+        for text in [
+            "struct FOO bar;\n",
+            "DWORD GetVersion(void);\n",
+            "UINT32 count = 0;\n",
+            "TEST_F(FooTest, Bar) {\n}\n",
+            "EXPECT_EQ(a, b);\n",
+            "class Foo::Bar {};\n",
+            "int x = MAX(a, b);\n",
+        ] {
+            assert_eq!(blanked(text), None, "{text}");
+        }
+    }
+}
