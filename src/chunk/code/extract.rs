@@ -153,7 +153,7 @@ fn parse(text: &str, spec: &LanguageSpec, compiled: &Compiled) -> Result<Tree, S
         .set_language(&compiled.language)
         .map_err(|error| format!("grammar for `{}` cannot be loaded: {error}", spec.name))?;
     let blanked = spec
-        .export_macros
+        .preprocessor
         .then(|| super::macros::blanked(text))
         .flatten();
     parser

@@ -42,9 +42,10 @@ pub struct LanguageSpec {
     pub wrapper_kinds: &'static [&'static str],
     /// How [`super::skeleton`] elides bodies.
     pub body_style: BodyStyle,
-    /// Whether export and annotation macros around declarations are blanked
-    /// before parsing (C, C++; see `macros.rs`).
-    pub export_macros: bool,
+    /// Whether the C preprocessor applies (C, C++): export and annotation
+    /// macros around declarations are blanked before parsing (`macros.rs`),
+    /// and a definition runs on over lines a backslash continues.
+    pub preprocessor: bool,
     grammar: fn() -> Language,
     query_source: &'static str,
     compiled: OnceLock<Result<Compiled, String>>,
@@ -207,7 +208,7 @@ static LANGUAGES: [LanguageSpec; 9] = [
         attribute_kinds: &["attribute_item"],
         wrapper_kinds: &[],
         body_style: BodyStyle::Braces,
-        export_macros: false,
+        preprocessor: false,
         compiled: OnceLock::new(),
     },
     LanguageSpec {
@@ -221,7 +222,7 @@ static LANGUAGES: [LanguageSpec; 9] = [
         attribute_kinds: &[],
         wrapper_kinds: &["decorated_definition"],
         body_style: BodyStyle::Indented,
-        export_macros: false,
+        preprocessor: false,
         compiled: OnceLock::new(),
     },
     LanguageSpec {
@@ -235,7 +236,7 @@ static LANGUAGES: [LanguageSpec; 9] = [
         attribute_kinds: &["decorator"],
         wrapper_kinds: &["export_statement"],
         body_style: BodyStyle::Braces,
-        export_macros: false,
+        preprocessor: false,
         compiled: OnceLock::new(),
     },
     LanguageSpec {
@@ -249,7 +250,7 @@ static LANGUAGES: [LanguageSpec; 9] = [
         attribute_kinds: &["decorator"],
         wrapper_kinds: &["export_statement", "ambient_declaration"],
         body_style: BodyStyle::Braces,
-        export_macros: false,
+        preprocessor: false,
         compiled: OnceLock::new(),
     },
     LanguageSpec {
@@ -263,7 +264,7 @@ static LANGUAGES: [LanguageSpec; 9] = [
         attribute_kinds: &["decorator"],
         wrapper_kinds: &["export_statement", "ambient_declaration"],
         body_style: BodyStyle::Braces,
-        export_macros: false,
+        preprocessor: false,
         compiled: OnceLock::new(),
     },
     LanguageSpec {
@@ -277,7 +278,7 @@ static LANGUAGES: [LanguageSpec; 9] = [
         attribute_kinds: &[],
         wrapper_kinds: &[],
         body_style: BodyStyle::Braces,
-        export_macros: false,
+        preprocessor: false,
         compiled: OnceLock::new(),
     },
     LanguageSpec {
@@ -291,7 +292,7 @@ static LANGUAGES: [LanguageSpec; 9] = [
         attribute_kinds: &[],
         wrapper_kinds: &[],
         body_style: BodyStyle::Braces,
-        export_macros: false,
+        preprocessor: false,
         compiled: OnceLock::new(),
     },
     LanguageSpec {
@@ -305,7 +306,7 @@ static LANGUAGES: [LanguageSpec; 9] = [
         attribute_kinds: &[],
         wrapper_kinds: &[],
         body_style: BodyStyle::Braces,
-        export_macros: true,
+        preprocessor: true,
         compiled: OnceLock::new(),
     },
     LanguageSpec {
@@ -319,7 +320,7 @@ static LANGUAGES: [LanguageSpec; 9] = [
         attribute_kinds: &[],
         wrapper_kinds: &["template_declaration"],
         body_style: BodyStyle::Braces,
-        export_macros: true,
+        preprocessor: true,
         compiled: OnceLock::new(),
     },
 ];

@@ -167,7 +167,13 @@ impl<'tree> Candidates<'tree> {
             declaration,
             node,
             outer,
-            span: continued_span(text, outer),
+            // Elsewhere a backslash ending a line is no continuation
+            // (`fn f() {} // C:\`).
+            span: if spec.preprocessor {
+                continued_span(text, outer)
+            } else {
+                outer.byte_range()
+            },
             name,
             scope,
         });

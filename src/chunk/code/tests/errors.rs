@@ -142,7 +142,7 @@ fn a_macro_runs_on_over_its_continued_lines_past_a_comment() {
 }
 
 #[test]
-fn export_macros_leave_classes_and_functions_whole() {
+fn preprocessor_leave_classes_and_functions_whole() {
     // Read as the class's name, `GTEST_API_` made `Test` a function whose
     // body held the class's members.
     let text = "namespace testing {\n\
@@ -168,4 +168,14 @@ fn export_macros_leave_classes_and_functions_whole() {
         .find(|chunk| chunk.title_path.last().is_some_and(|t| t == "Run"))
         .expect("Run's chunk");
     assert!(run.text.contains("void Run() {"), "{}", run.text);
+}
+
+#[test]
+fn a_backslash_ends_a_line_of_rust_without_continuing_it() {
+    let text = "fn f() {} // C:\\\nfn g() {}\n";
+    let chunked = chunk_code("lib.rs", text, spec("rust"), &ChunkOptions::default());
+    assert_tiles(text, &chunked);
+    let symbols = symbol_lines(&chunked);
+    assert!(symbols.contains("function f 1-1\n"), "{symbols}");
+    assert!(symbols.contains("function g 2-2\n"), "{symbols}");
 }
