@@ -5,9 +5,11 @@
 //! chunker cannot get from the query: which node kinds are comments, which of
 //! those are documentation, which are attributes (both stick to the definition
 //! below them), which wrap a definition (`export`, decorators), how qualified
-//! names are joined, and how a body is elided in a skeleton. Adding a language is
-//! one row, one query file and one fixture directory; no code outside this table
-//! changes. The queries compile once per process, on first use.
+//! names are joined, how a body is elided in a skeleton, and whether the C
+//! preprocessor applies (macros blanked, backslash continuations). Adding a
+//! language is one row, one query file and one fixture directory; no code
+//! outside this table changes. The queries compile once per process, on first
+//! use.
 
 use std::sync::OnceLock;
 
