@@ -162,9 +162,7 @@ pub fn disk_view(
     // A code file the build skips as generated is no source of the pack
     // either (read_disk leaves out the files it cannot read).
     disk.retain(|rel, bytes| {
-        !(is_code(settings, rel)
-            && std::str::from_utf8(bytes)
-                .is_ok_and(|text| chunk::code::is_probably_generated(text).is_some()))
+        !std::str::from_utf8(bytes).is_ok_and(|text| read::generated(settings, rel, text).is_some())
     });
     Ok(disk)
 }

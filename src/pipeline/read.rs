@@ -108,6 +108,14 @@ pub(super) fn read_and_chunk(
     results.into_iter().map(|(_, o)| o).collect()
 }
 
+/// Why a build skips code file `rel` as generated or minified, if it does.
+pub(super) fn generated(settings: &Settings, rel: &str, text: &str) -> Option<String> {
+    let format = chunk::DocFormat::of(rel, &settings.code_extensions);
+    matches!(format, chunk::DocFormat::Code(_))
+        .then(|| chunk::code::is_probably_generated(text))
+        .flatten()
+}
+
 /// `entry` skipped, with the warning saying why.
 fn skipped(entry: &SourceEntry, kind: WarningKind, message: String) -> Outcome {
     Outcome::Skipped(entry.clone(), Warning::file(&entry.rel, kind, message))
@@ -134,16 +142,14 @@ fn process(
         row.notes = k.notes.clone();
         return Outcome::Touched(entry.clone(), row);
     }
-    let format = chunk::DocFormat::of(&entry.rel, &settings.code_extensions);
-    if matches!(format, chunk::DocFormat::Code(_))
-        && let Some(reason) = chunk::code::is_probably_generated(&loaded.text)
-    {
+    if let Some(reason) = generated(settings, &entry.rel, &loaded.text) {
         return skipped(
             entry,
             WarningKind::Generated,
             format!("skipped: looks generated or minified ({reason})"),
         );
     }
+    let format = chunk::DocFormat::of(&entry.rel, &settings.code_extensions);
     let chunked = chunk::chunk_document(&entry.rel, &loaded.text, format, opts);
     row.notes = chunked.notes;
     Outcome::Fresh(Fresh {
