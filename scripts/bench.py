@@ -165,16 +165,22 @@ def workspace():
 GO_PACKAGES = "io bufio bytes strings os net fmt sort compress archive encoding".split()
 
 
+def debian_package(name):
+    """Downloads Debian package `name` (`apt-get download`) and unpacks it into a temp
+    dir, whose path it returns."""
+    work = scratch(f"ctx-bench-{name}-deb-")
+    p = subprocess.run(["apt-get", "download", name], cwd=work, capture_output=True)
+    debs = glob.glob(os.path.join(work, f"{name}_*.deb"))
+    if p.returncode != 0 or not debs:
+        sys.exit(f"apt-get download {name} failed: {p.stderr.decode()}")
+    subprocess.run(["dpkg-deb", "-x", debs[0], os.path.join(work, "x")], check=True)
+    return os.path.join(work, "x")
+
+
 def go_stdlib():
     """Go 1.19's standard library source as Debian ships it (`golang-1.19-src`), the
     packages the Go query set targets copied into a temp dir (fixtures/eval/README.md)."""
-    work = scratch("ctx-bench-godeb-")
-    p = subprocess.run(["apt-get", "download", "golang-1.19-src"], cwd=work, capture_output=True)
-    debs = glob.glob(os.path.join(work, "golang-1.19-src_*.deb"))
-    if p.returncode != 0 or not debs:
-        sys.exit(f"apt-get download golang-1.19-src failed: {p.stderr.decode()}")
-    subprocess.run(["dpkg-deb", "-x", debs[0], os.path.join(work, "x")], check=True)
-    src = os.path.join(work, "x", "usr", "share", "go-1.19", "src")
+    src = os.path.join(debian_package("golang-1.19-src"), "usr", "share", "go-1.19", "src")
     dst = scratch("ctx-bench-go-")
     for name in GO_PACKAGES:
         shutil.copytree(os.path.join(src, name), os.path.join(dst, name), symlinks=True)
@@ -184,13 +190,7 @@ def go_stdlib():
 def googletest():
     """GoogleTest 1.12.1's source as Debian ships it (`googletest`), `usr/src/googletest`
     copied into a temp dir (fixtures/eval/README.md)."""
-    work = scratch("ctx-bench-gtdeb-")
-    p = subprocess.run(["apt-get", "download", "googletest"], cwd=work, capture_output=True)
-    debs = glob.glob(os.path.join(work, "googletest_*.deb"))
-    if p.returncode != 0 or not debs:
-        sys.exit(f"apt-get download googletest failed: {p.stderr.decode()}")
-    subprocess.run(["dpkg-deb", "-x", debs[0], os.path.join(work, "x")], check=True)
-    return copy_tree(os.path.join(work, "x", "usr", "src", "googletest"), "googletest")
+    return copy_tree(os.path.join(debian_package("googletest"), "usr", "src", "googletest"), "googletest")
 
 
 def copy_tree(src, name):

@@ -3,7 +3,7 @@
 //! that extend or implement it.
 
 use super::super::util::{Env, SHAPE_RS};
-use super::{listed, run};
+use super::{cpp_sample_env, listed, run};
 
 fn rust_env() -> Env {
     let env = Env::empty();
@@ -190,12 +190,7 @@ fn a_go_type_lists_its_methods() {
 /// they return a reference (`const Limit &TokenBucket::limit() const`).
 #[test]
 fn a_cpp_class_lists_its_methods_defined_outside_it() {
-    let env = Env::empty();
-    let sample = std::fs::read_to_string(
-        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/code/cpp/sample.cpp"),
-    )
-    .expect("fixture");
-    env.write("sample.cpp", sample);
+    let env = cpp_sample_env();
     let out = env.json(&["symbol", "TokenBucket"]);
     assert_eq!(
         listed(&out, "symbol"),

@@ -18,6 +18,17 @@ fn code_env() -> Env {
     env
 }
 
+/// A project holding only the C++ fixture, `sample.cpp`.
+fn cpp_sample_env() -> Env {
+    let env = Env::empty();
+    let sample = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/code/cpp/sample.cpp"),
+    )
+    .expect("fixture");
+    env.write("sample.cpp", sample);
+    env
+}
+
 /// Standard output and error of `ctx args…`, which must succeed.
 fn run(env: &Env, args: &[&str]) -> (String, String) {
     let out = env.ctx(args).output().expect("run ctx");

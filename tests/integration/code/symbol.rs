@@ -5,7 +5,7 @@ use predicates::prelude::*;
 
 use super::super::util::{Env, LEDGER_RS, SHAPE_RS};
 use super::ranking::compiled_copies;
-use super::{candidate_list, code_env};
+use super::{candidate_list, code_env, cpp_sample_env};
 
 /// `ctx symbol`: the exact node with context, a list for ambiguous names, a
 /// clear error for unknown ones.
@@ -505,12 +505,7 @@ fn a_window_is_the_packs_snapshot_of_the_file() {
 /// no match (`Bucket::refill`).
 #[test]
 fn symbol_names_a_cpp_member_without_its_namespace() {
-    let env = Env::empty();
-    let sample = std::fs::read_to_string(
-        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/code/cpp/sample.cpp"),
-    )
-    .expect("fixture");
-    env.write("sample.cpp", sample);
+    let env = cpp_sample_env();
     for name in [
         "TokenBucket::refill",
         "limits::TokenBucket::refill",
