@@ -20,8 +20,9 @@ use serde::{Deserialize, Serialize};
 /// and a short lead-in opening the first part of its oversized block, 9
 /// letters of any script kept in IDs' doc stems, 10 C and C++ names found
 /// through their declarators and macros run on over continued lines, 11 C
-/// and C++ export macros blanked for the parser.
-pub const CHUNKER_VERSION: u32 = 11;
+/// and C++ export macros blanked for the parser, 12 annotation macros after
+/// a signature blanked on the lines after it too.
+pub const CHUNKER_VERSION: u32 = 12;
 
 /// What kind of source a chunk came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]

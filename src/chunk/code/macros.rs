@@ -26,10 +26,13 @@ pub(super) fn blanked(text: &str) -> Option<String> {
     spans.sort_by_key(|span| span.start);
     let mut bytes = text.as_bytes().to_vec();
     for span in spans {
-        // Only ASCII is blanked (a macro name is ASCII, and so are the
-        // arguments of the ones kept to one line of ASCII below), so the
-        // copy stays valid UTF-8 with the same offsets.
-        bytes[span].iter_mut().for_each(|byte| *byte = b' ');
+        // Only ASCII is blanked (the patterns match ASCII only), so the copy
+        // stays valid UTF-8 with the same offsets; line breaks stay, and so
+        // does every line number.
+        bytes[span]
+            .iter_mut()
+            .filter(|byte| !matches!(byte, b'\n' | b'\r'))
+            .for_each(|byte| *byte = b' ');
     }
     String::from_utf8(bytes).ok()
 }
@@ -51,10 +54,10 @@ fn macro_spans(text: &str) -> Vec<Range<usize>> {
             compile(format!(
                 r"(?m)^[ \t]*(?:(?:static|inline|extern|virtual|explicit|constexpr|friend)[ \t]+)*(?P<m>{MACRO})[ \t]+(?:const[ \t]+)?[A-Za-z_][\w:<>,]*[ \t*&]+[*&]?[A-Za-z_~][\w:]*[ \t]*\("
             )),
-            // After a signature, with its arguments on the same line:
+            // After a signature, on its line or the next ones:
             // `void Run() const GTEST_LOCK_EXCLUDED_(mutex_);`.
             compile(format!(
-                r"\)[ \t]*(?:(?:const|override|final|noexcept)[ \t]*)*(?P<m>{MACRO}[ \t]*\([\x20-\x27\x2a-\x7e]*\))[ \t]*(?:;|\{{|=)"
+                r"\)\s*(?:(?:const|override|final|noexcept)\s*)*(?P<m>{MACRO}\s*\([\x20-\x27\x2a-\x7e\t\r\n]*\))\s*(?:;|\{{|=)"
             )),
         ]
     });
@@ -75,7 +78,8 @@ mod tests {
                     GTEST_API_ std::string Format(int x);\n\
                     static GTEST_API_ bool ShouldShard(int a) {}\n\
                     void Run() const GTEST_LOCK_EXCLUDED_(mutex_);\n\
-                    struct Q_EXPORT Point final {};\n";
+                    struct Q_EXPORT Point final {};\n\
+                    bool Verify()\n    GTEST_LOCK_REQUIRED_(\n        mu);\n";
         let parsed = blanked(text).expect("macros to blank");
         assert_eq!(parsed.len(), text.len());
         assert_eq!(
@@ -84,7 +88,8 @@ mod tests {
              \x20          std::string Format(int x);\n\
              static            bool ShouldShard(int a) {}\n\
              void Run() const                             ;\n\
-             struct          Point final {};\n"
+             struct          Point final {};\n\
+             bool Verify()\n                         \n           ;\n"
         );
     }
 
