@@ -4,6 +4,14 @@
 
 use super::*;
 
+/// `text` chunked as `path` in `lang` with the default options, checked to
+/// tile the file losslessly.
+fn tiled(path: &str, lang: &str, text: &str) -> Chunked {
+    let chunked = chunk_code(path, text, spec(lang), &ChunkOptions::default());
+    assert_tiles(text, &chunked);
+    chunked
+}
+
 #[test]
 fn broken_file_falls_back_to_lines() {
     let mut text = String::from("fn ok() {}\n\n");
@@ -50,8 +58,7 @@ fn errors_around_well_formed_definitions_keep_symbols() {
         ));
     }
     header.push_str("#ifdef __cplusplus\n}\n#endif\n");
-    let chunked = chunk_code("db.h", &header, spec("c"), &ChunkOptions::default());
-    assert_tiles(&header, &chunked);
+    let chunked = tiled("db.h", "c", &header);
     let symbols = symbol_lines(&chunked);
     assert!(
         symbols.contains("function db_open_0 "),
@@ -70,8 +77,7 @@ fn declarators_misread_around_unexpanded_macros_name_nothing() {
     let text = "RING_EXPORT void (*ring_on_overflow)(int);\n\n\
                 RING_INLINE ring_t\nring_cpu(void) {\n    return 0;\n}\n\n\
                 int ring_ok(void) {\n    return 1;\n}\n";
-    let chunked = chunk_code("ring.c", text, spec("c"), &ChunkOptions::default());
-    assert_tiles(text, &chunked);
+    let chunked = tiled("ring.c", "c", text);
     let symbols = symbol_lines(&chunked);
     assert!(!symbols.contains("void"), "{symbols}");
     assert!(symbols.contains("function ring_ok "), "{symbols}");
@@ -82,8 +88,7 @@ fn declarators_misread_around_unexpanded_macros_name_nothing() {
 #[test]
 fn cpp_headers_are_told_from_c_headers() {
     let cpp = "#pragma once\nnamespace buf {\n/// A ring.\nclass Ring {\n public:\n  explicit Ring(int cap);\n  bool push(int v);\n  int size() const { return len_; }\n private:\n  int len_ = 0;\n};\n}  // namespace buf\n";
-    let chunked = chunk_code("include/ring.h", cpp, spec("c"), &ChunkOptions::default());
-    assert_tiles(cpp, &chunked);
+    let chunked = tiled("include/ring.h", "c", cpp);
     assert!(chunked.notes.is_empty(), "{:?}", chunked.notes);
     assert!(
         chunked
@@ -126,8 +131,7 @@ fn a_macro_runs_on_over_its_continued_lines_past_a_comment() {
                 \x20   } \\\n} END\n\n\
                 #define TWO 2\n\n\
                 int after(void) {\n    return TWO;\n}\n";
-    let chunked = chunk_code("step.h", text, spec("c"), &ChunkOptions::default());
-    assert_tiles(text, &chunked);
+    let chunked = tiled("step.h", "c", text);
     let symbols = symbol_lines(&chunked);
     assert!(symbols.contains("macro ONE 1-1\n"), "{symbols}");
     assert!(symbols.contains("macro STEP 2-9\n"), "{symbols}");
@@ -149,8 +153,7 @@ fn preprocessor_leave_classes_and_functions_whole() {
                 class GTEST_API_ Test {\n public:\n  void Run() {\n    body();\n  }\n};\n\
                 GTEST_API_ std::string Format(int x) {\n  return \"\";\n}\n\
                 }  // namespace testing\n";
-    let chunked = chunk_code("gtest.h", text, spec("cpp"), &ChunkOptions::default());
-    assert_tiles(text, &chunked);
+    let chunked = tiled("gtest.h", "cpp", text);
     assert!(chunked.notes.is_empty(), "{:?}", chunked.notes);
     let symbols = symbol_lines(&chunked);
     assert!(symbols.contains("class testing::Test 2-"), "{symbols}");
@@ -173,8 +176,7 @@ fn preprocessor_leave_classes_and_functions_whole() {
 #[test]
 fn a_backslash_ends_a_line_of_rust_without_continuing_it() {
     let text = "fn f() {} // C:\\\nfn g() {}\n";
-    let chunked = chunk_code("lib.rs", text, spec("rust"), &ChunkOptions::default());
-    assert_tiles(text, &chunked);
+    let chunked = tiled("lib.rs", "rust", text);
     let symbols = symbol_lines(&chunked);
     assert!(symbols.contains("function f 1-1\n"), "{symbols}");
     assert!(symbols.contains("function g 2-2\n"), "{symbols}");
