@@ -23,6 +23,7 @@ use rusqlite::{Connection, OpenFlags, OptionalExtension, params};
 
 use crate::chunk::{ChunkNote, id};
 use crate::error::{Error, Result};
+use crate::sources::Package;
 
 /// Meta key of the package directories, one per line.
 const PACKAGES_KEY: &str = "packages";
@@ -182,17 +183,18 @@ impl Catalog {
 
     /// The package directories the last build's walk found (see
     /// [`crate::sources::Walked::packages`]).
-    pub fn packages(&self) -> Result<Vec<String>> {
+    pub fn packages(&self) -> Result<Vec<Package>> {
         Ok(self
             .meta(PACKAGES_KEY)?
-            .map(|v| v.lines().map(str::to_string).collect())
+            .map(|v| v.lines().map(Package::from_line).collect())
             .unwrap_or_default())
     }
 
     /// Records the package directories a walk found, when they changed.
-    pub fn set_packages(&self, packages: &[String]) -> Result<()> {
+    pub fn set_packages(&self, packages: &[Package]) -> Result<()> {
         if self.packages()? != packages {
-            self.set_meta(PACKAGES_KEY, &packages.join("\n"))?;
+            let lines: Vec<String> = packages.iter().map(Package::to_line).collect();
+            self.set_meta(PACKAGES_KEY, &lines.join("\n"))?;
         }
         Ok(())
     }

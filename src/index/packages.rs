@@ -1,10 +1,12 @@
 //! The packages a query names. In a workspace or monorepo a question often
 //! says which member it is about ("in regex-syntax, how is a class negated"),
 //! while neighbouring members answer the same words (regex-automata parses
-//! classes too). A query word, or two adjacent ones, that is a package
-//! directory's name (its version suffix dropped, `-` and `_` alike, case
-//! folded) makes the chunks of the other packages rank below that package's;
-//! the index finds a package's records by its documents' paths.
+//! classes too). A query word, or up to three adjacent ones, that is a
+//! package's name makes the chunks of the other packages rank below that
+//! package's; the index finds a package's records by its documents' paths.
+//! A package is known by its directory's name (its version suffix dropped)
+//! and by each name its manifests declare (`crates/searcher` is also
+//! `grep-searcher`), with `-` and `_` alike and case folded.
 
 use std::collections::HashMap;
 
@@ -16,10 +18,11 @@ use super::query_words::{is_question_word, straight_apostrophes};
 use super::reader::IndexReader;
 use super::tokenizer::is_stop_word;
 use crate::error::Result;
+use crate::sources::Package;
 
-/// The most adjacent query words read as one package name (`regex syntax
-/// automata` is not a name; `regex syntax` is).
-const NAME_WORDS: usize = 2;
+/// The most adjacent query words read as one package name (`tantivy query
+/// grammar` is `tantivy-query-grammar`).
+const NAME_WORDS: usize = 3;
 
 /// A one-word name shorter than this is too likely an ordinary word
 /// (`io`, `os`) to scope a query.
@@ -35,20 +38,24 @@ pub struct Named {
     pub rest: String,
 }
 
-/// The package directories among `dirs` (as the walk found them) that `query`
+/// The packages among `packages` (as the walk found them) that `query`
 /// names.
-pub fn named(query: &str, dirs: &[String]) -> Named {
+pub fn named(query: &str, packages: &[Package]) -> Named {
     let query = straight_apostrophes(query);
-    if dirs.is_empty() {
+    if packages.is_empty() {
         return Named {
             dirs: Vec::new(),
             rest: query,
         };
     }
     let mut by_name: HashMap<String, Vec<&str>> = HashMap::new();
-    for dir in dirs {
-        if let Some(name) = package_name(dir) {
-            by_name.entry(name).or_default().push(dir);
+    for p in packages {
+        let declared = p.names.iter().map(|n| declared_key(n));
+        for name in dir_name(&p.dir).into_iter().chain(declared) {
+            let dirs = by_name.entry(name).or_default();
+            if !dirs.contains(&p.dir.as_str()) {
+                dirs.push(&p.dir);
+            }
         }
     }
     let words = words(&query);
@@ -144,7 +151,7 @@ fn with_punctuation(text: &str, start: usize, end: usize) -> (usize, usize) {
 /// The name a package directory is known by: its last component without a
 /// version suffix (`serde_json-1.0.154`, `toml-1.2.1+spec-1.1.0`), folded
 /// by [`key`].
-fn package_name(dir: &str) -> Option<String> {
+fn dir_name(dir: &str) -> Option<String> {
     let last = dir.rsplit('/').next()?;
     let mut parts: Vec<&str> = last.split('-').collect();
     while parts.len() > 1
@@ -156,6 +163,37 @@ fn package_name(dir: &str) -> Option<String> {
     }
     let name = key(&parts.join("-"));
     (!name.is_empty()).then_some(name)
+}
+
+/// The directory of the one package that declares the name `name`
+/// (`grep-searcher` is `crates/searcher`), in any spelling a query may use.
+pub fn declared_dir<'a>(name: &str, packages: &'a [Package]) -> Option<&'a str> {
+    let wanted = declared_key(name);
+    let mut found = packages
+        .iter()
+        .filter(|p| p.names.iter().any(|n| declared_key(n) == wanted));
+    match (found.next(), found.next()) {
+        (Some(p), None) => Some(&p.dir),
+        _ => None,
+    }
+}
+
+/// The names `package` declares that its directory's name does not already
+/// say (`grep-searcher` for `crates/searcher`, not `regex` for `crates/regex`).
+pub fn aliases(package: &Package) -> Vec<&str> {
+    let own = dir_name(&package.dir);
+    package
+        .names
+        .iter()
+        .filter(|n| own.as_deref() != Some(declared_key(n).as_str()))
+        .map(String::as_str)
+        .collect()
+}
+
+/// A declared package name folded by [`key`], a scope's `@` and `/` read
+/// as the word break a query puts there (`@babel/core` is `babel core`).
+fn declared_key(name: &str) -> String {
+    key(&name.trim_start_matches('@').replace('/', "_"))
 }
 
 /// `word` case folded, with `-` read as `_` (a crate is `regex-syntax` on
@@ -212,8 +250,66 @@ fn is_common(word: &str) -> bool {
 mod tests {
     use super::*;
 
-    fn dirs(list: &[&str]) -> Vec<String> {
-        list.iter().map(|d| d.to_string()).collect()
+    fn dirs(list: &[&str]) -> Vec<Package> {
+        list.iter()
+            .map(|d| Package {
+                dir: d.to_string(),
+                names: Vec::new(),
+            })
+            .collect()
+    }
+
+    fn declaring(dir: &str, names: &[&str]) -> Package {
+        Package {
+            dir: dir.into(),
+            names: names.iter().map(|n| n.to_string()).collect(),
+        }
+    }
+
+    #[test]
+    fn a_declared_name_names_its_directory_too() {
+        let ws = vec![
+            declaring("crates/searcher", &["grep-searcher"]),
+            declaring("query-grammar", &["tantivy-query-grammar"]),
+            declaring("packages/core", &["@babel/core"]),
+            declaring("crates/regex", &["regex"]),
+        ];
+        for (q, want) in [
+            (
+                "in grep-searcher, how are binary files detected",
+                "crates/searcher/",
+            ),
+            ("grep_searcher binary detection", "crates/searcher/"),
+            ("the searcher crate's binary detection", "crates/searcher/"),
+            ("tantivy-query-grammar: parse a range", "query-grammar/"),
+            (
+                "how does tantivy query grammar parse a range",
+                "query-grammar/",
+            ),
+            ("query grammar range", "query-grammar/"),
+            ("@babel/core config loading", "packages/core/"),
+            ("babel core config loading", "packages/core/"),
+            ("regex cache", "crates/regex/"),
+        ] {
+            assert_eq!(named(q, &ws).dirs, [want], "{q}");
+        }
+        let n = named("in grep-searcher, how?", &ws);
+        assert_eq!(n.rest, format!("in {} how?", " ".repeat(14)));
+        assert_eq!(declared_dir("grep_searcher", &ws), Some("crates/searcher"));
+        assert_eq!(declared_dir("@babel/core", &ws), Some("packages/core"));
+        assert_eq!(declared_dir("searcher", &ws), None);
+        let twice = [declaring("a/x", &["x"]), declaring("b/x", &["x"])];
+        assert_eq!(declared_dir("x", &twice), None);
+        let aliases: Vec<Vec<&str>> = ws.iter().map(aliases).collect();
+        assert_eq!(
+            aliases,
+            [
+                vec!["grep-searcher"],
+                vec!["tantivy-query-grammar"],
+                vec!["@babel/core"],
+                vec![]
+            ]
+        );
     }
 
     #[test]

@@ -12,6 +12,7 @@ use super::window::{self, Elided};
 use super::{Budget, Duplicate, Retriever};
 use crate::chunk::{Chunk, id};
 use crate::error::{Error, Result};
+use crate::index::packages;
 use crate::tokens;
 
 /// Parameters of `symbol`.
@@ -179,7 +180,7 @@ impl Retriever {
     /// or the candidates to choose from.
     pub fn symbol(&self, opts: &SymbolOptions) -> Result<SymbolAnswer> {
         let budget = Budget::new(opts.budget, opts.cap)?;
-        let file = opts.file.as_deref().map(|f| self.project_path(f));
+        let file = opts.file.as_deref().map(|f| self.place(f)).transpose()?;
         let file = file.as_deref();
         let (mut found, pool) = self.select(opts.name.trim(), file)?;
         if found.len() > 1 {
@@ -286,6 +287,19 @@ impl Retriever {
             window.more_attached = more;
         }
         Ok(SymbolAnswer::Window(Box::new(window)))
+    }
+
+    /// A `--file` value as a place in the project: a path or the end of
+    /// one, or a name a package's manifest declares (`grep-searcher`), read
+    /// as that package's directory.
+    fn place(&self, given: &str) -> Result<String> {
+        // A scoped npm name (`@acme/core`) has a `/` but is no path.
+        if (!given.contains('/') || given.starts_with('@'))
+            && let Some(dir) = packages::declared_dir(given, &self.catalog.packages()?)
+        {
+            return Ok(dir.to_string());
+        }
+        Ok(self.project_path(given).into_owned())
     }
 
     /// The symbols `name` stands for: a chunk ID (the symbol that chunk

@@ -7,7 +7,9 @@
 //! seen by its size and mtime. So a walk records the mtime of every directory
 //! it entered and the size and mtime of every ignore file in them, and a
 //! refresh that finds all of them as recorded stats the files it knows
-//! instead of walking.
+//! instead of walking. The package manifests found are recorded the same
+//! way: an edit that renames a package is seen without a change of its
+//! directory.
 //!
 //! Timestamps are coarse (a few milliseconds), so an entry added in the same
 //! tick as a directory was read would leave its mtime as recorded: a state
@@ -34,6 +36,9 @@ pub struct WalkState {
     dirs: Vec<(String, i64)>,
     /// Every ignore file in them: path, size, mtime.
     ignores: Vec<(String, u64, i64)>,
+    /// Every package manifest found: path, size, mtime. (A state recorded
+    /// before manifests were does not parse, so the next refresh walks.)
+    manifests: Vec<(String, u64, i64)>,
     /// SHA-256 of the selected files' paths, sorted, one per line.
     files: String,
 }
@@ -45,13 +50,16 @@ impl WalkState {
         let Seen {
             mut dirs,
             mut ignores,
+            mut manifests,
         } = seen;
         dirs.sort();
         ignores.sort();
+        manifests.sort();
         WalkState {
             at_ns,
             dirs,
             ignores,
+            manifests,
             files: paths_digest(files.iter().map(|f| f.rel.as_str())),
         }
     }
@@ -62,7 +70,7 @@ impl WalkState {
             .dirs
             .iter()
             .map(|d| d.1)
-            .chain(self.ignores.iter().map(|i| i.2))
+            .chain(self.ignores.iter().chain(&self.manifests).map(|i| i.2))
             .max();
         newest.is_none_or(|n| n > self.at_ns - RACY_NS)
     }
@@ -73,6 +81,7 @@ impl WalkState {
         self.racy()
             || self.dirs != newer.dirs
             || self.ignores != newer.ignores
+            || self.manifests != newer.manifests
             || self.files != newer.files
     }
 
@@ -96,24 +105,33 @@ impl WalkState {
         // Thousands of `stat`s, each a few microseconds of kernel time: on
         // both cores, as the walk they replace would be.
         let dirs: Vec<&str> = self.dirs.iter().map(|d| d.0.as_str()).collect();
-        let ignores: Vec<&str> = self.ignores.iter().map(|i| i.0.as_str()).collect();
-        let all: Vec<&str> = dirs.iter().chain(&ignores).chain(&paths).copied().collect();
+        let watched: Vec<(&str, u64, i64)> = self
+            .ignores
+            .iter()
+            .chain(&self.manifests)
+            .map(|(p, size, mtime)| (p.as_str(), *size, *mtime))
+            .collect();
+        let all: Vec<&str> = dirs
+            .iter()
+            .copied()
+            .chain(watched.iter().map(|w| w.0))
+            .chain(paths.iter().copied())
+            .collect();
         let stats = stat_all(root, &all);
         let (dir_stats, rest) = stats.split_at(dirs.len());
-        let (ignore_stats, file_stats) = rest.split_at(ignores.len());
+        let (watched_stats, file_stats) = rest.split_at(watched.len());
         let dirs_hold = self
             .dirs
             .iter()
             .zip(dir_stats)
             .all(|((_, mtime), now)| now.is_some_and(|n| n.mtime_ns == *mtime));
-        let ignores_hold = self
-            .ignores
+        let watched_hold = watched
             .iter()
-            .zip(ignore_stats)
+            .zip(watched_stats)
             .all(|((_, size, mtime), now)| {
                 now.is_some_and(|n| n.size == *size && n.mtime_ns == *mtime)
             });
-        if !dirs_hold || !ignores_hold {
+        if !dirs_hold || !watched_hold {
             return None;
         }
         paths

@@ -10,6 +10,7 @@ use std::time::UNIX_EPOCH;
 
 use globset::{Glob, GlobSet, GlobSetBuilder};
 
+use super::manifest::{self, MANIFESTS, Package};
 use crate::config::Settings;
 use crate::error::{Error, Result, Warning, WarningKind};
 use crate::segment::CTX_DIR;
@@ -36,7 +37,7 @@ pub struct Walked {
     pub warnings: Vec<Warning>,
     /// Directories below the root holding a package manifest (`Cargo.toml`,
     /// `package.json`, …), sorted: the members of a workspace or monorepo.
-    pub packages: Vec<String>,
+    pub packages: Vec<Package>,
     /// Every directory entered (`""` is the root) with its mtime, and every
     /// ignore file in them with its size and mtime, in no order: what
     /// [`super::unchanged::WalkState`] records.
@@ -50,6 +51,8 @@ pub struct Seen {
     pub dirs: Vec<(String, i64)>,
     /// `(path, size, mtime_ns)`.
     pub ignores: Vec<(String, u64, i64)>,
+    /// The package manifests found, `(path, size, mtime_ns)`.
+    pub manifests: Vec<(String, u64, i64)>,
 }
 
 /// The ignore files a walk reads in each directory (`.git/info/exclude`
@@ -94,21 +97,6 @@ pub(super) fn mtime_ns(meta: &std::fs::Metadata) -> i64 {
         .map(|d| d.as_nanos() as i64)
         .unwrap_or(0)
 }
-
-/// File names that make their directory a package (a crate, a module, a
-/// project a build tool knows by the directory's name).
-const MANIFESTS: [&str; 10] = [
-    "Cargo.toml",
-    "package.json",
-    "pyproject.toml",
-    "setup.py",
-    "go.mod",
-    "pom.xml",
-    "build.gradle",
-    "build.gradle.kts",
-    "composer.json",
-    "Gemfile",
-];
 
 fn globset(patterns: &[String], what: &str) -> Result<GlobSet> {
     let mut b = GlobSetBuilder::new();
@@ -196,9 +184,7 @@ pub fn walk(
     });
     let mut files = files.into_inner().unwrap_or_default();
     files.sort_by(|a, b| a.rel.cmp(&b.rel));
-    let mut packages = packages.into_inner().unwrap_or_default();
-    packages.sort();
-    packages.dedup();
+    let packages = manifest::merge(packages.into_inner().unwrap_or_default());
     let mut warnings = warnings.lock().map(|w| w.clone()).unwrap_or_default();
     // Threads finish in any order; the report should not.
     warnings.sort_by(|a, b| (&a.path, &a.message).cmp(&(&b.path, &b.message)));
@@ -221,7 +207,7 @@ struct Select<'a> {
     exclude: &'a GlobSet,
     extra: &'a (dyn Fn(&str) -> bool + Sync),
     warnings: &'a Mutex<Vec<Warning>>,
-    packages: &'a Mutex<Vec<String>>,
+    packages: &'a Mutex<Vec<(String, Option<String>)>>,
     seen: &'a Mutex<Seen>,
 }
 
@@ -278,9 +264,18 @@ impl Select<'_> {
         if let Some((dir, name)) = rel.rsplit_once('/')
             && MANIFESTS.contains(&name)
             && !self.exclude.is_match(&rel)
-            && let Ok(mut p) = self.packages.lock()
         {
-            p.push(dir.to_string());
+            // Stated before it is read: an edit in between moves the mtime
+            // past the one recorded, and the next refresh reads it again.
+            if let Some((size, mtime)) = stat(entry.path())
+                && let Ok(mut seen) = self.seen.lock()
+            {
+                seen.manifests.push((rel.clone(), size, mtime));
+            }
+            let declared = manifest::declared_name(entry.path(), name);
+            if let Ok(mut p) = self.packages.lock() {
+                p.push((dir.to_string(), declared));
+            }
         }
         let wanted = self.include.is_match(&rel) || (self.extra)(&rel);
         if !wanted || self.exclude.is_match(&rel) {

@@ -11,7 +11,7 @@ use serde::Serialize;
 use super::{Cli, open};
 use crate::catalog::Catalog;
 use crate::error::{Error, Warning, WarningKind};
-use crate::index::SearchIndex;
+use crate::index::{SearchIndex, packages};
 use crate::pack;
 use crate::pipeline::{self, BuildOptions, BuildReport, Progress};
 use crate::segment::Segment;
@@ -272,7 +272,11 @@ pub(super) fn stats(cli: &Cli, p: &Printer) -> anyhow::Result<ExitCode> {
             "skipped": skipped.iter().map(|s| serde_json::json!({
                 "path": s.path, "bytes": s.size, "reason": s.reason(),
             })).collect::<Vec<_>>(),
-            "packages": packages,
+            "packages": packages.iter().map(|p| &p.dir).collect::<Vec<_>>(),
+            "package_names": packages.iter().filter_map(|p| {
+                let names = packages::aliases(p);
+                (!names.is_empty()).then(|| (p.dir.clone(), serde_json::json!(names)))
+            }).collect::<serde_json::Map<_, _>>(),
         }));
     } else {
         let ratio = (db + index) as f64 / source_bytes.max(1) as f64;
@@ -294,10 +298,13 @@ pub(super) fn stats(cli: &Cli, p: &Printer) -> anyhow::Result<ExitCode> {
                 "packages {} (a query naming one ranks it first): ",
                 packages.len()
             );
-            let shown: Vec<&str> = packages
+            let shown: Vec<String> = packages
                 .iter()
                 .take(LISTED_PACKAGES)
-                .map(String::as_str)
+                .map(|p| match packages::aliases(p).as_slice() {
+                    [] => p.dir.clone(),
+                    names => format!("{} ({})", p.dir, names.join(", ")),
+                })
                 .collect();
             line.push_str(&shown.join(", "));
             if packages.len() > LISTED_PACKAGES {

@@ -16,7 +16,7 @@ use crate::surface::output::{Printer, sanitize, sanitize_name};
 pub struct SymbolArgs {
     /// `name`, `Container::name` (`Container.name` works too; in Go also `package.Name`), `impl Type`, `impl Trait for Type`, or a chunk ID.
     pub name: String,
-    /// Only symbols in this file or directory (path relative to the project, or its end).
+    /// Only symbols in this file or directory (path relative to the project, or its end), or in the workspace member a manifest names so.
     #[arg(long)]
     pub file: Option<String>,
     /// Lines of context before and after the symbol.

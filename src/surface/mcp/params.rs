@@ -181,7 +181,7 @@ impl EvidenceParams {
 pub struct SymbolParams {
     /// Name, Container::name, Go package.Name, impl Trait for Type, or a chunk ID.
     pub name: String,
-    /// Only in this file or directory (path or its end).
+    /// Only in this file or directory (path or its end), or workspace member (package name).
     pub file: Option<String>,
     /// Lines around it (default 0).
     pub context_lines: Option<usize>,

@@ -178,3 +178,85 @@ fn symbol_file_takes_a_member_directory() {
         .assert()
         .failure();
 }
+
+#[test]
+fn a_member_answers_to_the_names_its_manifests_declare() {
+    let env = Env::empty();
+    env.write("Cargo.toml", "[workspace]\nmembers = [\"crates/*\"]\n");
+    env.write(
+        "crates/searcher/Cargo.toml",
+        "[package]\nname = \"grep-searcher\"\nversion = \"0.1.0\"\n",
+    );
+    env.write(
+        "crates/searcher/src/lib.rs",
+        "/// Detects binary files by looking for a NUL byte.\npub fn detect_binary(b: &[u8]) -> bool {\n    b.contains(&0)\n}\n",
+    );
+    env.write(
+        "packages/core/package.json",
+        "{\"name\": \"@acme/core\", \"version\": \"1.0.0\"}\n",
+    );
+    env.write(
+        "packages/core/index.js",
+        "// Detects binary files by looking for a NUL byte.\nfunction detectBinary(buf) {\n  return buf.includes(0);\n}\n",
+    );
+    // A manifest that does not parse still makes its directory a member.
+    env.write("packages/broken/package.json", "{\"name\": ");
+    env.ctx(&["build"]).assert().success();
+    for (query, want) in [
+        (
+            "in grep-searcher, how are binary files detected?",
+            "crates/searcher/",
+        ),
+        ("grep_searcher detect binary NUL byte", "crates/searcher/"),
+        ("searcher: detect binary files", "crates/searcher/"),
+        ("@acme/core: detect binary files", "packages/core/"),
+        ("how does acme core detect binary files?", "packages/core/"),
+    ] {
+        let (docs, out) = top_docs(&env, query);
+        assert_eq!(out["packages"], serde_json::json!([want]), "{query}: {out}");
+        assert!(
+            docs.first().is_some_and(|d| d.starts_with(want)),
+            "{query}: {out}"
+        );
+    }
+    // `ctx symbol --file` takes the name too.
+    for place in [
+        "grep-searcher",
+        "grep_searcher",
+        "crates/searcher",
+        "searcher",
+    ] {
+        let (out, _) = run(&env, &["symbol", "detect_binary", "--file", place]);
+        assert!(
+            out.contains("(crates/searcher/src/lib.rs:"),
+            "{place}: {out}"
+        );
+    }
+    let (out, _) = run(&env, &["symbol", "detectBinary", "--file", "@acme/core"]);
+    assert!(out.contains("(packages/core/index.js:"), "{out}");
+    env.ctx(&["symbol", "detectBinary", "--file", "grep-searcher"])
+        .assert()
+        .failure()
+        .stderr(predicates::str::contains(
+            "no symbol `detectBinary` in `crates/searcher` in this pack",
+        ));
+    // `ctx stats` says which names a member answers to besides its directory's.
+    let stats = env.json(&["stats"]);
+    assert_eq!(
+        stats["packages"],
+        serde_json::json!(["crates/searcher", "packages/broken", "packages/core"]),
+        "{stats}"
+    );
+    assert_eq!(
+        stats["package_names"],
+        serde_json::json!({"crates/searcher": ["grep-searcher"], "packages/core": ["@acme/core"]}),
+        "{stats}"
+    );
+    let (out, _) = run(&env, &["stats"]);
+    assert!(
+        out.contains(
+            "packages 3 (a query naming one ranks it first): crates/searcher (grep-searcher), packages/broken, packages/core (@acme/core)\n"
+        ),
+        "{out}"
+    );
+}
