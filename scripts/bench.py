@@ -155,10 +155,11 @@ def python_package(name):
     return copy_tree(found[0], name)
 
 
-def workspace():
-    """The 20-crate workspace `scripts/workspace_corpus.py` lays out, in a temp dir."""
+def workspace(*flags):
+    """The workspace `scripts/workspace_corpus.py` lays out (20 crates, or with
+    `--tantivy` tantivy's repository), in a temp dir."""
     dest = scratch("ctx-bench-ws-")
-    subprocess.run([sys.executable, os.path.join(ROOT, "scripts", "workspace_corpus.py"), dest], check=True)
+    subprocess.run([sys.executable, os.path.join(ROOT, "scripts", "workspace_corpus.py"), *flags, dest], check=True)
     return dest
 
 
@@ -255,6 +256,8 @@ def main():
         bench_eval(a.bin, copy_crate("pulldown-cmark-0.13.6"), os.path.join(ROOT, "fixtures/eval/code-pulldown.jsonl"), build=True)
         # A multi-crate workspace, written blind (queries that name a crate; fixtures/eval/README.md).
         bench_eval(a.bin, workspace(), os.path.join(ROOT, "fixtures/eval/code-workspace.jsonl"), build=True)
+        # Tantivy's repository, whose members' directories are not their package names (blind).
+        bench_eval(a.bin, workspace("--tantivy"), os.path.join(ROOT, "fixtures/eval/code-tantivy.jsonl"), build=True)
         # C, written blind: the tree-sitter runtime's C source (ctx depends on the crate).
         bench_eval(a.bin, crate_dir("tree-sitter-0.27.1", "src"), os.path.join(ROOT, "fixtures/eval/code-tree-sitter-c.jsonl"), build=True)
         # C++, written blind: GoogleTest from Debian (needs apt-get).
