@@ -476,6 +476,22 @@ fn eval_metrics_follow_their_definitions() {
         (tokens(1) + tokens(3)) / 2.0,
         "{m}"
     );
+    // Evidence hit: the `ctx evidence` block of the same query holds a
+    // relevant chunk (the first target's section always leads it; the second
+    // query's only when its block takes the third hit).
+    let ev = env.json(&["evidence", query]);
+    let chosen: Vec<&str> = ev["chunks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|c| c["id"].as_str())
+        .collect();
+    assert_eq!(chosen.first(), hits[0]["id"].as_str().as_ref(), "{ev}");
+    let second = match chosen.contains(&third["id"].as_str().unwrap()) {
+        true => 1.0,
+        false => 0.0,
+    };
+    assert_eq!(m["evidence_hit"], (1.0 + second) / 2.0, "{m}\n{ev}");
 
     std::fs::write(&file, lines.join("\n") + "\n{\"qid\": 1}\n").unwrap();
     env.ctx(&["eval", file.to_str().unwrap()])

@@ -14,7 +14,8 @@ use super::{Cli, open};
 use crate::error::Error;
 use crate::rerank::VectorCounts;
 use crate::retrieve::coverage::{DEFAULT_MIN_COVERAGE, min_coverage_for};
-use crate::retrieve::{Hit, Retriever, SearchOptions};
+use crate::retrieve::{DEFAULT_BUDGET, Hit, Retriever, SearchOptions, evidence};
+use crate::surface::mcp::params::DEFAULT_MAX_CHUNKS;
 use crate::surface::output::Printer;
 
 /// Arguments of `ctx eval`.
@@ -72,6 +73,11 @@ pub struct Metrics {
     abstained_on_answerable: f64,
     median_latency_ms: f64,
     median_tokens_to_evidence: f64,
+    /// Share of answerable queries whose `ctx evidence` block (default budget
+    /// and chunk count) holds a relevant chunk.
+    evidence_hit: f64,
+    /// Median tokens of those blocks (before excerpts trim them to the budget).
+    median_evidence_tokens: f64,
     min_coverage: f32,
     /// The sentence encoder that re-ranked the hits, if any.
     rerank_model: Option<PathBuf>,
@@ -191,10 +197,10 @@ pub(super) fn eval(cli: &Cli, p: &Printer, args: &EvalArgs) -> anyhow::Result<Ex
         p.json(&m);
     } else {
         p.text(&format!(
-            "queries {} ({} answerable, {} unanswerable)\nhit@5 {:.3}\nrecall@5 {:.3}\nMRR@10 {:.3}\nabstained on unanswerable {:.3}\nabstained on answerable {:.3}\nmedian latency {:.2} ms\nmedian tokens-to-evidence {:.0}\n",
+            "queries {} ({} answerable, {} unanswerable)\nhit@5 {:.3}\nrecall@5 {:.3}\nMRR@10 {:.3}\nabstained on unanswerable {:.3}\nabstained on answerable {:.3}\nmedian latency {:.2} ms\nmedian tokens-to-evidence {:.0}\nevidence hit {:.3} (median {:.0} tokens)\n",
             m.queries, m.answerable, m.unanswerable, m.hit_at_5, m.recall_at_5, m.mrr_at_10,
             m.abstained_on_unanswerable, m.abstained_on_answerable, m.median_latency_ms,
-            m.median_tokens_to_evidence
+            m.median_tokens_to_evidence, m.evidence_hit, m.median_evidence_tokens
         ));
         if let (Some(dir), Some(v)) = (&m.rerank_model, m.rerank_vectors) {
             p.text(&format!(
@@ -270,6 +276,7 @@ fn metrics(outcomes: &[Outcome<'_>], min_coverage: f32) -> Metrics {
     let (mut hit5, mut recall5, mut mrr, mut abst_a, mut abst_u) = (0.0, 0.0, 0.0, 0.0, 0.0);
     let (mut n_a, mut n_u) = (0usize, 0usize);
     let mut tte = Vec::new();
+    let (mut ev_hit, mut ev_tokens) = (0.0, Vec::new());
     for o in outcomes {
         let abstain = o.abstains(min_coverage);
         if o.q.kind == "none" {
@@ -287,6 +294,14 @@ fn metrics(outcomes: &[Outcome<'_>], min_coverage: f32) -> Metrics {
         if first_relevant(o, 5).is_some() {
             hit5 += 1.0;
         }
+        let block = evidence::choose(&o.hits, DEFAULT_BUDGET, DEFAULT_MAX_CHUNKS);
+        if block
+            .iter()
+            .any(|h| o.q.targets.iter().any(|t| relevant(h, t)))
+        {
+            ev_hit += 1.0;
+        }
+        ev_tokens.push(block.iter().map(|h| h.token_est).sum::<usize>() as f64);
         let found =
             o.q.targets
                 .iter()
@@ -310,6 +325,8 @@ fn metrics(outcomes: &[Outcome<'_>], min_coverage: f32) -> Metrics {
         abstained_on_answerable: abst_a / a,
         median_latency_ms: median(outcomes.iter().map(|o| o.ms).collect()),
         median_tokens_to_evidence: median(tte),
+        evidence_hit: ev_hit / a,
+        median_evidence_tokens: median(ev_tokens),
         min_coverage,
         rerank_model: None,
         rerank_vectors: None,
