@@ -21,8 +21,10 @@ use serde::{Deserialize, Serialize};
 /// letters of any script kept in IDs' doc stems, 10 C and C++ names found
 /// through their declarators and macros run on over continued lines, 11 C
 /// and C++ export macros blanked for the parser, 12 annotation macros after
-/// a signature blanked on the lines after it too.
-pub const CHUNKER_VERSION: u32 = 12;
+/// a signature blanked on the lines after it too, 13 a C/C++ line that is a
+/// macro's call alone blanked and a `.h` that C would split by lines read
+/// as C++.
+pub const CHUNKER_VERSION: u32 = 13;
 
 /// What kind of source a chunk came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]

@@ -84,6 +84,33 @@ impl Extraction {
     /// comments included): the part of the file the symbols do not explain. A C header whose
     /// `extern "C" {` opens under one `#ifdef` and closes under another parses
     /// as one big `ERROR` full of well-formed functions; those are worth keeping.
+    /// Whether this parse of `text` is better than `other`, a parse of the
+    /// same text as another language. One that would be split by lines
+    /// ([`Extraction::too_broken`]) loses to one that would not: C read GoogleMock's
+    /// `gmock-actions.h` as one error over its include guard, C++ as five
+    /// small ones. Otherwise fewer errors win, then fewer bytes in them
+    /// (jemalloc's `hpdata.h` has 5 as C and 7 as C++, with fewer bytes but
+    /// 8 symbols fewer).
+    pub(crate) fn better_than(&self, other: &Extraction, text: &str) -> bool {
+        let usable = |x: &Extraction| !x.too_broken(text);
+        let errors = |x: &Extraction| {
+            x.errors
+                .as_ref()
+                .map_or((0, 0), |e| (e.count, x.unexplained_error_bytes()))
+        };
+        match (usable(self), usable(other)) {
+            (true, false) => true,
+            (false, true) => false,
+            _ => errors(self) < errors(other),
+        }
+    }
+
+    /// Whether errors cover over [`super::MAX_ERROR_PERCENT`] of `text`
+    /// outside any symbol, so the file is split by lines instead.
+    pub(crate) fn too_broken(&self, text: &str) -> bool {
+        self.unexplained_error_bytes() * 100 > text.len() * super::MAX_ERROR_PERCENT
+    }
+
     pub(crate) fn unexplained_error_bytes(&self) -> usize {
         let Some(errors) = &self.errors else {
             return 0;

@@ -94,8 +94,8 @@ fn symbols_or_lines(
         None => (extraction, lang),
     };
     if let Some(errors) = &extraction.errors {
-        let unexplained = extraction.unexplained_error_bytes();
-        if unexplained * 100 > text.len() * MAX_ERROR_PERCENT {
+        if extraction.too_broken(text) {
+            let unexplained = extraction.unexplained_error_bytes();
             notes.push(ChunkNote {
                 line: Some(errors.first_line),
                 message: format!(
@@ -122,24 +122,21 @@ fn symbols_or_lines(
 
 /// A `.h` file is C or C++, and its extension cannot say which: one that
 /// has syntax errors as C (a class, a namespace, a template) is parsed again
-/// as C++, which answers when it has fewer errors.
+/// as C++, which answers when it is the better parse
+/// ([`extract::Extraction::better_than`]).
 fn cpp_header<'l>(
     doc: &str,
     text: &str,
     lang: &LanguageSpec,
     as_c: &extract::Extraction,
 ) -> Option<(extract::Extraction, &'l LanguageSpec)> {
-    let c_errors = as_c.errors.as_ref()?;
+    as_c.errors.as_ref()?;
     if lang.name != "c" || !doc.to_ascii_lowercase().ends_with(".h") {
         return None;
     }
     let cpp = languages::language_by_name("cpp")?;
     let as_cpp = extract::extract(text, cpp).ok()?;
-    let fewer = as_cpp.errors.as_ref().is_none_or(|e| {
-        (e.count, as_cpp.unexplained_error_bytes())
-            < (c_errors.count, as_c.unexplained_error_bytes())
-    });
-    fewer.then_some((as_cpp, cpp))
+    as_cpp.better_than(as_c, text).then_some((as_cpp, cpp))
 }
 
 /// A stretch of the file before it becomes chunks: a symbol (or a container's

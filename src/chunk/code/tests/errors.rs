@@ -181,3 +181,33 @@ fn a_backslash_ends_a_line_of_rust_without_continuing_it() {
     assert!(symbols.contains("function f 1-1\n"), "{symbols}");
     assert!(symbols.contains("function g 2-2\n"), "{symbols}");
 }
+
+/// Of two parses of a header, one that would be split by lines loses to one
+/// that would not, whatever their counts (C read `gmock-actions.h` as one
+/// error over its include guard, C++ as five small ones, and C had won);
+/// otherwise fewer errors win (jemalloc's `hpdata.h`: 5 as C, 7 as C++ with
+/// fewer bytes and fewer symbols).
+#[test]
+fn a_parse_that_keeps_symbols_wins_then_fewer_errors() {
+    let parse = |count: usize, ranges: Vec<std::ops::Range<usize>>| extract::Extraction {
+        definitions: Vec::new(),
+        file_docs: Vec::new(),
+        errors: (count > 0).then_some(extract::SyntaxErrors {
+            first_line: 1,
+            count,
+            ranges,
+        }),
+    };
+    let text = "x".repeat(100_000);
+    let one_big = parse(1, std::iter::once(130..60_000).collect());
+    let five_small = parse(5, vec![10..20, 30..40, 50..60, 70..80, 90..100]);
+    assert!(five_small.better_than(&one_big, &text));
+    assert!(!one_big.better_than(&five_small, &text));
+    let seven_smaller = parse(7, vec![10..15, 30..35]);
+    assert!(five_small.better_than(&seven_smaller, &text));
+    assert!(!seven_smaller.better_than(&five_small, &text));
+    let two_big = parse(2, vec![10..50_000, 50_100..60_000]);
+    assert!(one_big.better_than(&two_big, &text));
+    assert!(parse(0, Vec::new()).better_than(&five_small, &text));
+    assert!(!five_small.better_than(&parse(0, Vec::new()), &text));
+}
