@@ -7,7 +7,7 @@ use std::time::{Duration, SystemTime};
 use super::util::Env;
 
 /// Everything under `rel` (itself included) dated an hour back, `_ctx/` aside.
-fn age(env: &Env, rel: &str) {
+pub(crate) fn age(env: &Env, rel: &str) {
     let old = SystemTime::now() - Duration::from_secs(3600);
     for entry in std::fs::read_dir(env.path().join(rel))
         .expect("read dir")
@@ -116,35 +116,4 @@ fn a_walk_too_recent_to_trust_is_walked_again() {
     env.write("docs/c.md", "# Gamma\n\nThe ferry leaves at noon.\n");
     env.set_mtime("docs", before);
     assert_eq!(hits(&env, "ferry noon"), ["docs/c.md"]);
-}
-
-#[test]
-fn a_package_renamed_in_its_manifest_is_seen_without_a_walk_of_its_directory() {
-    let env = Env::empty();
-    env.write("Cargo.toml", "[workspace]\nmembers = [\"crates/*\"]\n");
-    env.write("crates/alpha/Cargo.toml", "[package]\nname = \"alpha\"\n");
-    env.write(
-        "crates/alpha/src/lib.rs",
-        "/// Parses a bracketed character class.\npub fn parse_set(p: &str) -> usize {\n    p.len()\n}\n",
-    );
-    env.write(
-        "crates/beta/src/lib.rs",
-        "/// Parses a bracketed character class.\npub fn parse_class(p: &str) -> usize {\n    p.len()\n}\n",
-    );
-    env.ctx(&["build"]).assert().success();
-    age(&env, "");
-    env.ctx(&["build"]).assert().success();
-    let named = |query: &str| env.json(&["search", query])["packages"].clone();
-    assert_eq!(named("grep-alpha: parse a class"), serde_json::Value::Null);
-    // Renamed in place: no directory's mtime moves.
-    let dir_mtime = env.mtime("crates/alpha");
-    env.write(
-        "crates/alpha/Cargo.toml",
-        "[package]\nname = \"grep-alpha\"\n",
-    );
-    env.set_mtime("crates/alpha", dir_mtime);
-    assert_eq!(
-        named("grep-alpha: parse a class"),
-        serde_json::json!(["crates/alpha/"])
-    );
 }

@@ -260,3 +260,24 @@ fn a_member_answers_to_the_names_its_manifests_declare() {
         "{out}"
     );
 }
+
+/// The walk a refresh skips while no directory changed still sees a manifest
+/// edited in place (`sources::unchanged` records the manifests found).
+#[test]
+fn a_member_renamed_in_its_manifest_is_seen_without_a_walk_of_its_directory() {
+    let env = workspace();
+    crate::refresh::age(&env, "");
+    env.ctx(&["build"]).assert().success();
+    let named = |query: &str| env.json(&["search", query])["packages"].clone();
+    assert_eq!(named("grep-alpha: parse a class"), serde_json::Value::Null);
+    let dir_mtime = env.mtime("crates/alpha");
+    env.write(
+        "crates/alpha/Cargo.toml",
+        "[package]\nname = \"grep-alpha\"\n",
+    );
+    env.set_mtime("crates/alpha", dir_mtime);
+    assert_eq!(
+        named("grep-alpha: parse a class"),
+        serde_json::json!(["crates/alpha/"])
+    );
+}
