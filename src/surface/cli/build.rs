@@ -11,7 +11,8 @@ use serde::Serialize;
 use super::{Cli, open};
 use crate::catalog::Catalog;
 use crate::error::{Error, Warning, WarningKind};
-use crate::index::{SearchIndex, packages};
+use crate::index::SearchIndex;
+use crate::index::packages::aliases;
 use crate::pack;
 use crate::pipeline::{self, BuildOptions, BuildReport, Progress};
 use crate::segment::Segment;
@@ -274,7 +275,7 @@ pub(super) fn stats(cli: &Cli, p: &Printer) -> anyhow::Result<ExitCode> {
             })).collect::<Vec<_>>(),
             "packages": packages.iter().map(|p| &p.dir).collect::<Vec<_>>(),
             "package_names": packages.iter().filter_map(|p| {
-                let names = packages::aliases(p);
+                let names = aliases(p);
                 (!names.is_empty()).then(|| (p.dir.clone(), serde_json::json!(names)))
             }).collect::<serde_json::Map<_, _>>(),
         }));
@@ -301,7 +302,7 @@ pub(super) fn stats(cli: &Cli, p: &Printer) -> anyhow::Result<ExitCode> {
             let shown: Vec<String> = packages
                 .iter()
                 .take(LISTED_PACKAGES)
-                .map(|p| match packages::aliases(p).as_slice() {
+                .map(|p| match aliases(p).as_slice() {
                     [] => p.dir.clone(),
                     names => format!("{} ({})", p.dir, names.join(", ")),
                 })
