@@ -23,8 +23,9 @@ use serde::{Deserialize, Serialize};
 /// and C++ export macros blanked for the parser, 12 annotation macros after
 /// a signature blanked on the lines after it too, 13 a C/C++ line that is a
 /// macro's call alone blanked and a `.h` that C would split by lines read
-/// as C++.
-pub const CHUNKER_VERSION: u32 = 13;
+/// as C++, 14 lines of attribute macros between a C declaration's type and
+/// name blanked.
+pub const CHUNKER_VERSION: u32 = 14;
 
 /// What kind of source a chunk came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]

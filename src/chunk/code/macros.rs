@@ -20,6 +20,9 @@ use regex::Regex;
 /// underscores, at least two characters.
 const MACRO: &str = r"[A-Z][A-Z0-9_]*[A-Z0-9_]";
 
+/// A call of such a macro on one line, its arguments without `;` or braces.
+const CALL: &str = r"[A-Z][A-Z0-9_]*[A-Z0-9_][ \t]*\([^;{}\n]*\)";
+
 /// The text to parse: `text` with the macros blanked, or `None` when it has
 /// none.
 pub(super) fn blanked(text: &str) -> Option<String> {
@@ -42,7 +45,7 @@ pub(super) fn blanked(text: &str) -> Option<String> {
 }
 
 fn macro_spans(text: &str) -> Vec<Range<usize>> {
-    static PATTERNS: OnceLock<[Regex; 4]> = OnceLock::new();
+    static PATTERNS: OnceLock<[Regex; 5]> = OnceLock::new();
     let patterns = PATTERNS.get_or_init(|| {
         let compile = |pattern: String| Regex::new(&pattern).expect("a valid pattern");
         [
@@ -72,15 +75,34 @@ fn macro_spans(text: &str) -> Vec<Range<usize>> {
             compile(format!(
                 r"(?m)^[ \t]*(?P<call>{MACRO}[ \t]*\([\x20-\x3a\x3c-\x7e\t]*\))[ \t]*;[ \t]*(?://[^\n]*)?\r?$"
             )),
+            // Lines of calls alone, without a `;`, before a blank line or
+            // one that starts a name, a declarator, a directive or a comment
+            // (not a body's `{`, not an operator going on with an
+            // expression): attributes between a declaration's type and its
+            // name (`void *\nJEMALLOC_ATTR(malloc) JEMALLOC_ALLOC_SIZE(1)\n
+            // je_malloc(size_t size) {`), which the grammar took for the
+            // function's name. `TEST(Suite, Name)\n{` keeps its call.
+            compile(format!(
+                r"(?m)^[ \t]*(?P<calls>{CALL}(?:[ \t]*{CALL})*(?:[ \t]*\r?\n[ \t]*{CALL}(?:[ \t]*{CALL})*)*)[ \t]*\r?\n[ \t]*(?:[A-Za-z_*&~#/]|\r?\n)"
+            )),
         ]
     });
     patterns
         .iter()
         .flat_map(|pattern| pattern.captures_iter(text))
         .filter_map(|captures| {
-            captures
-                .name("m")
-                .or_else(|| captures.name("call").filter(|c| one_call(c.as_str())))
+            captures.name("m").or_else(|| {
+                // A line a `#define` goes on to is the macro's body.
+                let alone = |c: &regex::Match<'_>| !continued(&text[..c.start()]);
+                captures
+                    .name("call")
+                    .filter(|c| alone(c) && one_call(c.as_str()))
+                    .or_else(|| {
+                        captures
+                            .name("calls")
+                            .filter(|c| alone(c) && calls_alone(c.as_str()))
+                    })
+            })
         })
         .map(|m| m.range())
         .collect()
@@ -91,22 +113,60 @@ fn macro_spans(text: &str) -> Vec<Range<usize>> {
 /// began on an earlier one (`    GMOCK_PP_REPEAT(F, X, 10));`) is not, and
 /// blanking it would leave the call unclosed.
 fn one_call(call: &str) -> bool {
-    let Some(open) = call.find('(') else {
-        return false;
-    };
-    let Some(close) = call.rfind(')') else {
-        return false;
-    };
+    call.find('(')
+        .and_then(|open| closing(call, open))
+        .is_some_and(|close| call.rfind(')') == Some(close))
+}
+
+/// Whether the line before the one `before` ends in goes on to it: its
+/// last character before the line break is a backslash.
+fn continued(before: &str) -> bool {
+    let line_start = before.rfind('\n').map_or(0, |i| i + 1);
+    before[..line_start]
+        .trim_end_matches(['\n', '\r'])
+        .ends_with('\\')
+}
+
+/// Whether `text` is only macro calls (`NAME(…)`, each balanced) and the
+/// white space between them.
+fn calls_alone(text: &str) -> bool {
+    let bytes = text.as_bytes();
+    let mut at = 0;
+    loop {
+        while at < bytes.len() && bytes[at].is_ascii_whitespace() {
+            at += 1;
+        }
+        if at == bytes.len() {
+            return true;
+        }
+        let name = bytes[at..]
+            .iter()
+            .take_while(|b| b.is_ascii_uppercase() || b.is_ascii_digit() || **b == b'_')
+            .count();
+        if name < 2 || !bytes[at].is_ascii_uppercase() {
+            return false;
+        }
+        at += name;
+        while at < bytes.len() && matches!(bytes[at], b' ' | b'\t') {
+            at += 1;
+        }
+        if bytes.get(at) != Some(&b'(') {
+            return false;
+        }
+        match closing(text, at) {
+            Some(close) => at = close + 1,
+            None => return false,
+        }
+    }
+}
+
+/// The index of the `)` that closes the `(` at `open`, string and character
+/// literals aside.
+fn closing(text: &str, open: usize) -> Option<usize> {
     let mut depth = 0usize;
     let mut quote: Option<u8> = None;
     let mut escaped = false;
-    for (i, &b) in call
-        .as_bytes()
-        .iter()
-        .enumerate()
-        .take(close + 1)
-        .skip(open)
-    {
+    for (i, &b) in text.as_bytes().iter().enumerate().skip(open) {
         match quote {
             Some(_) if escaped => escaped = false,
             Some(_) if b == b'\\' => escaped = true,
@@ -117,15 +177,15 @@ fn one_call(call: &str) -> bool {
                 b'(' => depth += 1,
                 b')' => {
                     depth -= 1;
-                    if depth == 0 && i != close {
-                        return false;
+                    if depth == 0 {
+                        return Some(i);
                     }
                 }
                 _ => {}
             },
         }
     }
-    depth == 0 && quote.is_none()
+    None
 }
 
 #[cfg(test)]
@@ -174,13 +234,33 @@ mod tests {
     }
 
     #[test]
+    fn attribute_calls_between_a_type_and_a_name_are_blanked() {
+        let attrs = "JEMALLOC_ATTR(malloc) JEMALLOC_ALLOC_SIZE(1)";
+        let text = format!("void JEMALLOC_NOTHROW *\n{attrs}\nje_malloc(size_t size) {{\n}}\n");
+        assert_eq!(
+            blanked(&text),
+            Some(text.replace(attrs, &" ".repeat(attrs.len())))
+        );
+        let text = "TYPED_LIST(a_list, a_t, link)\nTYPED_LIST(b_list, b_t, link)\n\nint x;\n";
+        assert_eq!(
+            blanked(text).as_deref(),
+            Some("                             \n                             \n\nint x;\n")
+        );
+    }
+
+    #[test]
     fn what_may_be_a_type_or_a_declaration_stays() {
         for text in [
             "struct FOO bar;\n",
             "DWORD GetVersion(void);\n",
             "UINT32 count = 0;\n",
             "TEST_F(FooTest, Bar) {\n}\n",
-            "EXPECT_EQ(a, b)\n",
+            "TEST(Suite, Name)\n{\n}\n",
+            "START_TEST(name)\n  {\n}\n",
+            "x = 1 +\n    FOO(a)\n    + b;\n",
+            "FOO(a) + BAR(b)\nint y;\n",
+            "#define ACTION_P2(name, ...) \\\n  GMOCK_INTERNAL_ACTION(name, P2)\n\nint y;\n",
+            "#define CHECK(x) \\\n  DO_CHECK(x);\n",
             "  FOO(\n    BAR(x, 10));\n",
             "FOO(a) + BAR(b);\n",
             "FOO(a; b);\n",
