@@ -24,8 +24,9 @@ use serde::{Deserialize, Serialize};
 /// a signature blanked on the lines after it too, 13 a C/C++ line that is a
 /// macro's call alone blanked and a `.h` that C would split by lines read
 /// as C++, 14 lines of attribute macros between a C declaration's type and
-/// name blanked.
-pub const CHUNKER_VERSION: u32 = 14;
+/// name blanked, 15 a Markdown part of white space alone joined to the part
+/// before it.
+pub const CHUNKER_VERSION: u32 = 15;
 
 /// What kind of source a chunk came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]

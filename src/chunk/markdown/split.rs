@@ -77,7 +77,28 @@ pub(super) fn split_section(
     if let Some((cs, ce, _)) = cur {
         pieces.push(plain(cs, ce));
     }
-    pieces
+    join_blank_pieces(text, pieces)
+}
+
+/// Pieces of white space alone (the line break left after a long line was
+/// cut) joined to the piece before them, or the first to the one after it:
+/// alone they would be empty chunks (found by the chunk property test).
+fn join_blank_pieces(text: &str, pieces: Vec<Piece>) -> Vec<Piece> {
+    let blank = |p: &Piece| {
+        p.prefix.is_empty() && p.suffix.is_empty() && text[p.start..p.end].trim().is_empty()
+    };
+    let mut out: Vec<Piece> = Vec::with_capacity(pieces.len());
+    for p in pieces {
+        match out.last_mut() {
+            Some(prev) if blank(&p) && prev.end == p.start => prev.end = p.end,
+            Some(prev) if blank(prev) && prev.end == p.start => {
+                let start = prev.start;
+                *prev = Piece { start, ..p };
+            }
+            _ => out.push(p),
+        }
+    }
+    out
 }
 
 /// The part `[start, end)` as it stands, with nothing added.

@@ -140,6 +140,24 @@ fn leading_blank_line_is_not_a_part() {
     }
 }
 
+/// The line break after a long line cut into parts is not a part of its own
+/// (found by the chunk property test in CI).
+#[test]
+fn trailing_line_break_is_not_a_part() {
+    let text = "#  \n```\nA#=a0a;a=0A= =a# aAaA#0aA  A\n```\n0aA0a  0, .aA. A0A0aAaA. A0A  a.0.a.a..AA0a0a0..A,aA,a0a0A0AA aA.a..aA. ,0a0A,a,..0a..AAA.A0A..aAA.a0A0 0,A,a.0A0,aA, AA, a,.,a0A, a 0a0, ,aA 0. \n```\n\n```\n";
+    let out = chunk_markdown(
+        "gen/doc.md",
+        text,
+        &ChunkOptions {
+            max_chunk_tokens: 110,
+        },
+    );
+    assert_tiles(text, &out.chunks);
+    for c in &out.chunks {
+        assert!(!c.text.trim().is_empty(), "empty chunk {c:?}");
+    }
+}
+
 #[test]
 fn a_line_over_the_budget_is_cut() {
     // A generated one-line paragraph, then a minified blob inside a fence, each
