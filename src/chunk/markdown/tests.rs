@@ -122,39 +122,26 @@ fn crlf_fence_split_balanced() {
     }
 }
 
-/// A blank line before an oversized paragraph is not a part of its own (found
-/// by the chunk property test).
+/// White space alone is never a part of its own (each case found by the
+/// chunk property test): a blank line before an oversized paragraph, and the
+/// line break after a long line cut into parts.
 #[test]
-fn leading_blank_line_is_not_a_part() {
-    let text = "\na .aA0,0AA a0A0.a.0AAA0, aA A0,a0,.a  ,A,a0AAA,a0 a0a,0 a,0a.AA,AA,AAA 0aAAA,,,A,.A.A  aA,,aAaAA,..A\n.\n";
-    let out = chunk_markdown(
-        "gen/doc.md",
-        text,
-        &ChunkOptions {
-            max_chunk_tokens: 40,
-        },
-    );
-    assert_tiles(text, &out.chunks);
-    for c in &out.chunks {
-        assert!(!c.text.trim().is_empty(), "empty chunk {c:?}");
-    }
-}
-
-/// The line break after a long line cut into parts is not a part of its own
-/// (found by the chunk property test in CI).
-#[test]
-fn trailing_line_break_is_not_a_part() {
-    let text = "#  \n```\nA#=a0a;a=0A= =a# aAaA#0aA  A\n```\n0aA0a  0, .aA. A0A0aAaA. A0A  a.0.a.a..AA0a0a0..A,aA,a0a0A0AA aA.a..aA. ,0a0A,a,..0a..AAA.A0A..aAA.a0A0 0,A,a.0A0,aA, AA, a,.,a0A, a 0a0, ,aA 0. \n```\n\n```\n";
-    let out = chunk_markdown(
-        "gen/doc.md",
-        text,
-        &ChunkOptions {
-            max_chunk_tokens: 110,
-        },
-    );
-    assert_tiles(text, &out.chunks);
-    for c in &out.chunks {
-        assert!(!c.text.trim().is_empty(), "empty chunk {c:?}");
+fn white_space_alone_is_not_a_part() {
+    for (text, max_chunk_tokens) in [
+        (
+            "\na .aA0,0AA a0A0.a.0AAA0, aA A0,a0,.a  ,A,a0AAA,a0 a0a,0 a,0a.AA,AA,AAA 0aAAA,,,A,.A.A  aA,,aAaAA,..A\n.\n",
+            40,
+        ),
+        (
+            "#  \n```\nA#=a0a;a=0A= =a# aAaA#0aA  A\n```\n0aA0a  0, .aA. A0A0aAaA. A0A  a.0.a.a..AA0a0a0..A,aA,a0a0A0AA aA.a..aA. ,0a0A,a,..0a..AAA.A0A..aAA.a0A0 0,A,a.0A0,aA, AA, a,.,a0A, a 0a0, ,aA 0. \n```\n\n```\n",
+            110,
+        ),
+    ] {
+        let out = chunk_markdown("gen/doc.md", text, &ChunkOptions { max_chunk_tokens });
+        assert_tiles(text, &out.chunks);
+        for c in &out.chunks {
+            assert!(!c.text.trim().is_empty(), "empty chunk {c:?}");
+        }
     }
 }
 
