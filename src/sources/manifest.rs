@@ -130,6 +130,8 @@ struct Tools {
 
 #[derive(serde::Deserialize)]
 struct Named {
+    // Any value: as a `String`, a name that is not one (`name.workspace =
+    // true`) would fail the whole parse and lose the other tables' names.
     name: Option<toml::Value>,
 }
 

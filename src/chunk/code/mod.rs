@@ -130,8 +130,9 @@ fn cpp_header<'l>(
     lang: &LanguageSpec,
     as_c: &extract::Extraction,
 ) -> Option<(extract::Extraction, &'l LanguageSpec)> {
-    as_c.errors.as_ref()?;
-    if lang.name != "c" || !doc.to_ascii_lowercase().ends_with(".h") {
+    let in_doubt =
+        as_c.errors.is_some() && lang.name == "c" && doc.to_ascii_lowercase().ends_with(".h");
+    if !in_doubt {
         return None;
     }
     let cpp = languages::language_by_name("cpp")?;
