@@ -66,7 +66,7 @@ fn document() -> impl Strategy<Value = String> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 300, .. ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: crate::util::prop_cases(300), .. ProptestConfig::default() })]
 
     #[test]
     fn chunks_tile_exactly_and_fences_balance(doc in document(), max in 40usize..400) {

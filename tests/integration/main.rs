@@ -8,6 +8,7 @@ mod build;
 mod call;
 mod chunk_props;
 mod code;
+mod code_props;
 mod crash;
 mod errors;
 mod get;

@@ -339,3 +339,12 @@ pub fn spawn_pyclient(script: &serde_json::Value) -> Child {
     cmd.arg(t.get("PYCLIENT")).arg("-");
     spawn_with_input(&mut cmd, script.to_string().as_bytes())
 }
+
+/// Cases a property test runs: `default`, or `$PROPTEST_CASES` for a long
+/// search (`PROPTEST_CASES=20000 cargo test --release --test integration props`).
+pub fn prop_cases(default: u32) -> u32 {
+    std::env::var("PROPTEST_CASES")
+        .ok()
+        .and_then(|cases| cases.parse().ok())
+        .unwrap_or(default)
+}
