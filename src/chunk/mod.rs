@@ -25,8 +25,9 @@ use serde::{Deserialize, Serialize};
 /// macro's call alone blanked and a `.h` that C would split by lines read
 /// as C++, 14 lines of attribute macros between a C declaration's type and
 /// name blanked, 15 a Markdown part of white space alone joined to the part
-/// before it.
-pub const CHUNKER_VERSION: u32 = 15;
+/// before it, 16 members a container declares in its own chunk (fields,
+/// required methods, prototypes, variants) listed in its symbol.
+pub const CHUNKER_VERSION: u32 = 16;
 
 /// What kind of source a chunk came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -98,6 +99,22 @@ pub struct Symbol {
     /// container) or less (a container's chunk ends at its first member).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub lines: Option<[usize; 2]>,
+    /// Members declared in this container's own chunk rather than a chunk
+    /// of their own (required methods, prototypes, fields, variants), so
+    /// `Container::member` names them; on a split container's first part only.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub declared: Vec<DeclaredMember>,
+}
+
+/// A member a container declares in its own chunk ([`Symbol::declared`]).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DeclaredMember {
+    /// Its bare name.
+    pub name: String,
+    /// method, field, variant, type, const…
+    pub kind: String,
+    /// Its lines `[first, last]`, doc comment to node end.
+    pub lines: [usize; 2],
 }
 
 /// One chunk of a document, before or after its ID is assigned.

@@ -209,6 +209,7 @@ mod tests {
                 requires: Vec::new(),
                 decl: false,
                 lines: None,
+                declared: Vec::new(),
             }),
             lang: Some("rust".into()),
             ..Chunk::sample(doc, title, text, ChunkKind::Code)

@@ -6,7 +6,8 @@
 use super::Duplicate;
 use super::fold::{counterpart, near_duplicate};
 use super::implicit::{dir, package_name};
-use crate::chunk::Chunk;
+use crate::chunk::code::language_by_name;
+use crate::chunk::{Chunk, DeclaredMember};
 
 /// One symbol: its chunks (several when it was split into parts).
 pub(super) struct Found {
@@ -20,6 +21,9 @@ pub(super) struct Found {
     pub(super) copies: Vec<Duplicate>,
     /// Declarations of it elsewhere (a header's prototype, a `.d.ts` stub).
     pub(super) declarations: Vec<Duplicate>,
+    /// For a member declared in its container's chunk (a required method, a
+    /// prototype, a field), that container: `trait ProgressTracker`.
+    pub(super) declared_in: Option<String>,
 }
 
 impl Found {
@@ -162,8 +166,49 @@ pub(super) fn candidates(
                 whole: c.clone(),
                 copies: Vec::new(),
                 declarations: Vec::new(),
+                declared_in: None,
             }),
         }
+    }
+    // A member declared in its container's chunk answers only when no
+    // definition does: `ProgressTracker::tick` of a trait, `Config::timeout`.
+    let last = want.rsplit('.').next().unwrap_or(&want);
+    let declared = declared_named(chunks, last);
+    if found.is_empty() && matches!(kinds, Kinds::Definitions) {
+        for (c, member, qualified) in declared {
+            if file.is_some_and(|f| !in_place(&c.doc, f)) {
+                continue;
+            }
+            let q = canon(&qualified);
+            if !(eq(&q) || eq(&member.name) || in_go_package(c, &q) || in_namespace(&q)) {
+                continue;
+            }
+            // Overloads of one signature are one answer.
+            if let Some(f) = found
+                .iter_mut()
+                .find(|f| f.whole.id == c.id && f.qualified == qualified)
+            {
+                f.lines = [
+                    f.lines[0].min(member.lines[0]),
+                    f.lines[1].max(member.lines[1]),
+                ];
+                continue;
+            }
+            let container = c
+                .symbol
+                .as_ref()
+                .map(|s| format!("{} {}", s.kind, s.qualified));
+            found.push(Found {
+                qualified,
+                kind: member.kind.clone(),
+                lines: member.lines,
+                whole: c.clone(),
+                copies: Vec::new(),
+                declarations: Vec::new(),
+                declared_in: container,
+            });
+        }
+        return fold_copies(found);
     }
     // `symbol Walk` means the type, not an `impl Walk {` header, whose
     // methods are symbols of their own; impl blocks answer only when no
@@ -193,7 +238,48 @@ pub(super) fn candidates(
         })
         .collect();
     found.retain(|f| !containers.contains(&canon(&f.qualified)) || canon(&f.qualified) == want);
+    // A C++ method defined outside its class is declared in the class's
+    // chunk: that prototype is named with the definition.
+    for f in &mut found {
+        for (c, member, qualified) in &declared {
+            if canon(qualified) == canon(&f.qualified)
+                && !(c.doc == f.whole.doc && member.lines == f.lines)
+            {
+                f.declarations.push(Duplicate {
+                    id: c.id.clone(),
+                    doc: c.doc.clone(),
+                    lines: member.lines,
+                });
+            }
+        }
+    }
     fold_declarations(fold_copies(found))
+}
+
+/// The members declared in a container's chunk among `chunks` whose name is
+/// `name` (ASCII case aside), with the chunk and the member's qualified name
+/// (`Filter::accept`).
+fn declared_named<'c>(
+    chunks: &'c [Chunk],
+    name: &str,
+) -> Vec<(&'c Chunk, &'c DeclaredMember, String)> {
+    let mut out = Vec::new();
+    for c in chunks {
+        let Some(sym) = &c.symbol else { continue };
+        for m in sym
+            .declared
+            .iter()
+            .filter(|m| m.name.eq_ignore_ascii_case(name))
+        {
+            let separator = c
+                .lang
+                .as_deref()
+                .and_then(language_by_name)
+                .map_or(".", |lang| lang.separator);
+            out.push((c, m, format!("{}{separator}{}", sym.qualified, m.name)));
+        }
+    }
+    out
 }
 
 /// Folds each declaration into the one definition it declares, found by

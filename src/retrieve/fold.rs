@@ -175,6 +175,7 @@ mod tests {
             requires: Vec::new(),
             decl,
             lines: None,
+            declared: Vec::new(),
         });
         c
     }

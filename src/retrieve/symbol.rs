@@ -50,6 +50,10 @@ pub struct Candidate {
     /// Its declarations elsewhere (a header's prototype, a `.d.ts` stub).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub declarations: Vec<Duplicate>,
+    /// The container whose chunk declares it, for a member without a chunk
+    /// of its own (`trait ProgressTracker`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub declared_in: Option<String>,
 }
 
 /// The source window of the one symbol that matches.
@@ -82,6 +86,11 @@ pub struct Window {
     /// Its declarations elsewhere (a header's prototype, a `.d.ts` stub).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub declarations: Vec<Duplicate>,
+    /// The container whose chunk declares it, for a member without a chunk
+    /// of its own (a required method, a prototype, a field): `trait
+    /// ProgressTracker`. `id` is then the chunk holding its lines.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub declared_in: Option<String>,
     /// Token estimate of the whole window (the definition and its context).
     pub full_token_est: usize,
     /// When a container is over the budget: its members, one signature each,
@@ -112,6 +121,9 @@ impl Window {
     /// "method Walk::next", or an impl block's header alone
     /// (`impl Iterator for Walk`), which already says what it is.
     pub fn label(&self) -> String {
+        if let Some(container) = &self.declared_in {
+            return format!("{} {} (declared in {container})", self.kind, self.symbol);
+        }
         // `impl<'s> Worker<'s>` says what it is too.
         if self
             .symbol
@@ -195,6 +207,7 @@ impl Retriever {
                         lines: f.lines,
                         duplicates: f.copies,
                         declarations: f.declarations,
+                        declared_in: f.declared_in,
                     })
                     .collect(),
             ));
@@ -227,8 +240,17 @@ impl Retriever {
         let wanted_to = (f.lines[1] + opts.context_lines).min(rows.len());
         let wanted = rows.get(first - 1..wanted_to).unwrap_or_default();
         let full_token_est = tokens::estimate(&wanted.concat());
+        // A declared member's text is in whichever part of its container
+        // holds its lines.
+        let id = match f.declared_in {
+            Some(_) => chunks
+                .iter()
+                .find(|c| c.lines[0] <= f.lines[0] && f.lines[0] <= c.lines[1])
+                .map_or(&f.whole.id, |c| &c.id),
+            None => &f.whole.id,
+        };
         let mut window = Window {
-            id: f.whole.id.clone(),
+            id: id.clone(),
             symbol: f.shown_name(),
             kind: f.kind.clone(),
             doc: f.whole.doc.clone(),
@@ -240,6 +262,7 @@ impl Retriever {
             wanted_to,
             duplicates: f.copies.clone(),
             declarations: f.declarations.clone(),
+            declared_in: f.declared_in.clone(),
             full_token_est,
             members: Vec::new(),
             more_members: None,
@@ -260,7 +283,9 @@ impl Retriever {
             window.elided = cut.elided;
             window.truncated = window.lines[1] < wanted_to;
         }
-        if f.kind != "impl" {
+        // What is attached to a type (its impl blocks, methods defined
+        // outside it) is its container's, not a declared member's.
+        if f.kind != "impl" && f.declared_in.is_none() {
             let name = f.whole.symbol.as_ref().map_or("", |s| s.name.as_str());
             let owner = Owner {
                 name,

@@ -48,6 +48,8 @@ pub(crate) struct Definition {
     pub(crate) supers: Vec<String>,
     /// The methods it requires, for an interface (`@requires`).
     pub(crate) requires: Vec<String>,
+    /// Members it declares without a chunk of their own (`@declared.<kind>`).
+    pub(crate) declared: Vec<Declared>,
     /// A declaration of what is defined elsewhere: a callable without a
     /// body (a prototype, a required method) or an `extern` variable.
     pub(crate) decl: bool,
@@ -55,6 +57,22 @@ pub(crate) struct Definition {
     /// documentation by the language's convention.
     pub(crate) comments: Vec<(Range<usize>, bool)>,
     pub(crate) children: Vec<Definition>,
+}
+
+/// A member a container declares inside its own chunk: a required method, a
+/// prototype, a field, an enum variant.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Declared {
+    /// Normalized kind from `@declared.<kind>`.
+    pub(crate) kind: String,
+    pub(crate) name: String,
+    /// Its bytes, from its doc comments or attributes to the node's end.
+    pub(crate) range: Range<usize>,
+    /// The member's node.
+    pub(crate) node: Range<usize>,
+    /// The query pattern that matched it: where two capture one member, the
+    /// earlier decides its kind.
+    pub(crate) pattern: usize,
 }
 
 /// Where a tree has syntax errors and how much of the file they cover.
@@ -156,9 +174,13 @@ pub(crate) fn extract_walking(
         docs,
         names,
         file_docs,
+        declared,
         ..
     } = candidates(text, spec, compiled, root, prune);
-    let definitions = build(text, spec, list, &docs, &names);
+    let mut definitions = build(text, spec, list, &docs, &names);
+    for member in declared {
+        claim(&mut definitions, member);
+    }
     let mut cursor = root.walk();
     let mut file_docs: Vec<Range<usize>> = root
         .children(&mut cursor)
@@ -257,21 +279,47 @@ impl Context<'_, '_> {
     fn assemble(&self, index: usize) -> Definition {
         let candidate = &self.candidates[index];
         let mut found = definition(self.text, self.spec, candidate, self.docs);
-        let of = |map: &HashMap<usize, Vec<String>>| {
-            [candidate.node.id(), candidate.outer.id()]
-                .iter()
-                .find_map(|id| map.get(id))
-                .cloned()
-                .unwrap_or_default()
-        };
-        found.supers = of(&self.names.supers);
-        found.requires = of(&self.names.requires);
+        let ids = [candidate.node.id(), candidate.outer.id()];
+        found.supers = attached(&self.names.supers, ids);
+        found.requires = attached(&self.names.requires, ids);
+
         found.children = self.members[index]
             .iter()
             .map(|&member| self.assemble(member))
             .collect();
         found
     }
+}
+
+/// Gives `member` to the innermost definition around it, unless that is a
+/// callable (a local type's field is no member of the function) or the
+/// member itself (a field holding a function is a method with its own chunk).
+fn claim(definitions: &mut [Definition], member: Declared) {
+    // Siblings are in document order and do not overlap: the one around the
+    // member is the last that starts at or before it, if it reaches over it.
+    let around = |level: &[Definition]| {
+        let at = level.partition_point(|d| d.node.start <= member.node.start);
+        at.checked_sub(1)
+            .filter(|&i| member.node.end <= level[i].node.end)
+    };
+    let Some(top) = around(definitions) else {
+        return;
+    };
+    let mut owner = &mut definitions[top];
+    while let Some(inner) = around(&owner.children) {
+        owner = &mut owner.children[inner];
+    }
+    if owner.node != member.node && !CALLABLE_KINDS.contains(&owner.kind.as_str()) {
+        owner.declared.push(member);
+    }
+}
+
+/// What a query attached to a definition, by its node or its wrapper.
+fn attached<T: Clone>(map: &HashMap<usize, Vec<T>>, ids: [usize; 2]) -> Vec<T> {
+    ids.iter()
+        .find_map(|id| map.get(id))
+        .cloned()
+        .unwrap_or_default()
 }
 
 fn definition(
@@ -342,6 +390,7 @@ fn definition(
         doc,
         supers: Vec::new(),
         requires: Vec::new(),
+        declared: Vec::new(),
         decl: candidate.declaration || (body.is_none() && CALLABLE_KINDS.contains(&candidate.kind)),
         comments,
         children: Vec::new(),
@@ -351,7 +400,11 @@ fn definition(
 /// The comments and attributes directly above `node` (no blank line between,
 /// each on its own line), and the chunk start they give: the start of the line
 /// of the first of them, or of `node` itself when it begins its line.
-fn prefix<'tree>(text: &str, spec: &LanguageSpec, node: Node<'tree>) -> (usize, Vec<Node<'tree>>) {
+pub(super) fn prefix<'tree>(
+    text: &str,
+    spec: &LanguageSpec,
+    node: Node<'tree>,
+) -> (usize, Vec<Node<'tree>>) {
     let mut first = node;
     let mut prefix = Vec::new();
     while let Some(previous) = first.prev_sibling() {

@@ -72,6 +72,13 @@ pub(crate) enum Role {
     /// `@requires`: a method an interface requires (Go, where nothing names
     /// the interface a type satisfies).
     Requires,
+    /// `@declared.<kind>`: a member its container declares without a chunk
+    /// of its own (a required method, a prototype, a field, a variant).
+    Declared(Box<str>),
+    /// `@declared_name`: that member's name.
+    DeclaredName,
+    /// `@declared_declarator`: a C-style declarator holding that name.
+    DeclaredDeclarator,
     /// Anything else (helper captures used by predicates).
     Other,
 }
@@ -108,9 +115,15 @@ impl Compiled {
                 "doc" => Role::Doc,
                 "super" => Role::Super,
                 "requires" => Role::Requires,
-                other => match other.strip_prefix("definition.") {
-                    Some(kind) => Role::Definition(kind.into()),
-                    None => Role::Other,
+                "declared_name" => Role::DeclaredName,
+                "declared_declarator" => Role::DeclaredDeclarator,
+                other => match (
+                    other.strip_prefix("definition."),
+                    other.strip_prefix("declared."),
+                ) {
+                    (Some(kind), _) => Role::Definition(kind.into()),
+                    (_, Some(kind)) => Role::Declared(kind.into()),
+                    _ => Role::Other,
                 },
             })
             .collect();

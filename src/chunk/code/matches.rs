@@ -9,6 +9,7 @@ use std::ops::Range;
 
 use tree_sitter::{Node, QueryCursor, StreamingIterator};
 
+use super::extract::Declared;
 use super::languages::{Compiled, LanguageSpec, Role};
 
 /// One query match that names a definition, before deduplication.
@@ -38,6 +39,9 @@ pub(super) struct Candidates<'tree> {
     pub(super) names: NodeNames,
     /// `@doc` captures in matches without a definition.
     pub(super) file_docs: Vec<Range<usize>>,
+    /// `@declared.<kind>` matches: members declared in a container's chunk,
+    /// by start, one per name and node (the earliest pattern's).
+    pub(super) declared: Vec<Declared>,
     /// Whether any pattern made each candidate's node a container, by node id.
     pub(super) owners: HashMap<usize, bool>,
 }
@@ -54,6 +58,7 @@ pub(super) fn candidates<'tree>(
         docs: HashMap::new(),
         names: NodeNames::default(),
         file_docs: Vec::new(),
+        declared: Vec::new(),
         owners: HashMap::new(),
     };
     let mut cursor = QueryCursor::new();
@@ -99,6 +104,7 @@ impl<'tree> Candidates<'tree> {
         let (mut definition, mut name, mut scope, mut doc) = (None, None, None, None);
         let mut declared = false;
         let (mut bases, mut required) = (Vec::new(), Vec::new());
+        let (mut member, mut member_name) = (None, None);
         for capture in found.captures() {
             match &compiled.roles[capture.index as usize] {
                 Role::Definition(kind) => definition = Some((&**kind, capture.node)),
@@ -115,8 +121,24 @@ impl<'tree> Candidates<'tree> {
                 Role::Doc => doc = Some(capture.node),
                 Role::Super => bases.push(capture.node),
                 Role::Requires => required.push(capture.node),
+                Role::Declared(kind) => member = Some((&**kind, capture.node)),
+                Role::DeclaredName => member_name = Some(capture.node),
+                Role::DeclaredDeclarator => {
+                    member_name = declared_name(capture.node).map(|(_, named)| named);
+                }
                 Role::Other => {}
             }
+        }
+        if let (Some((kind, member)), Some(named)) = (member, member_name) {
+            let (start, _) = super::extract::prefix(text, spec, member);
+            self.declared.push(Declared {
+                kind: kind.to_string(),
+                name: super::extract::collapse(&text[named.byte_range()]),
+                range: start..member.end_byte(),
+                node: member.byte_range(),
+                pattern: found.pattern_index,
+            });
+            return;
         }
         let Some((mut kind, node)) = definition else {
             self.file_docs.extend(doc.map(|doc| doc.byte_range()));
@@ -196,6 +218,16 @@ impl<'tree> Candidates<'tree> {
             )
         });
         list.dedup_by_key(|c| c.span.clone());
+        let declared = &mut self.declared;
+        declared.sort_by(|a, b| {
+            (a.node.start, a.node.end, &a.name, a.pattern).cmp(&(
+                b.node.start,
+                b.node.end,
+                &b.name,
+                b.pattern,
+            ))
+        });
+        declared.dedup_by(|b, a| a.node == b.node && a.name == b.name);
         self
     }
 }

@@ -40,7 +40,9 @@ pub use matches::super_name;
 pub(crate) use matches::type_name;
 pub use skeleton::{skeleton, skeleton_of_chunk};
 
-use super::{Chunk, ChunkKind, ChunkNote, ChunkOptions, Chunked, LineIndex, Symbol, id};
+use super::{
+    Chunk, ChunkKind, ChunkNote, ChunkOptions, Chunked, DeclaredMember, LineIndex, Symbol, id,
+};
 use crate::error::WarningKind;
 use crate::tokens;
 use extract::Definition;
@@ -208,6 +210,15 @@ fn by_symbols(
             requires: definition.requires.clone(),
             decl: definition.decl || stub,
             lines: Some(lines.range(definition.start, definition.node.end)),
+            declared: definition
+                .declared
+                .iter()
+                .map(|d| DeclaredMember {
+                    name: d.name.clone(),
+                    kind: d.kind.clone(),
+                    lines: lines.range(d.range.start, d.range.end),
+                })
+                .collect(),
         });
         let parts = split::split_lines(text, piece.range, opts.max_chunk_tokens);
         let count = parts.len();
@@ -215,6 +226,11 @@ fn by_symbols(
             let mut chunk = chunk(doc, text, &lines, lang, range, title_path.clone());
             chunk.part = (count > 1).then_some([index + 1, count]);
             chunk.symbol = symbol.clone();
+            if index > 0
+                && let Some(symbol) = &mut chunk.symbol
+            {
+                symbol.declared.clear();
+            }
             chunks.push(chunk);
         }
     }

@@ -41,7 +41,7 @@ fn options(max_chunk_tokens: usize) -> ChunkOptions {
 
 /// One line per symbol chunk: `kind qualified first-last`, then the node's
 /// own lines when they differ, the supertypes after ` : `, and whether it
-/// is a declaration.
+/// is a declaration; below it, indented, the members it declares.
 fn symbol_lines(chunked: &Chunked) -> String {
     let mut out = String::new();
     for chunk in &chunked.chunks {
@@ -61,6 +61,12 @@ fn symbol_lines(chunked: &Chunked) -> String {
                 out.push_str(" (declaration)");
             }
             out.push('\n');
+            for member in &symbol.declared {
+                out.push_str(&format!(
+                    "    {} {} {}-{}\n",
+                    member.kind, member.name, member.lines[0], member.lines[1]
+                ));
+            }
         }
     }
     out

@@ -222,13 +222,17 @@ fn choices(p: &Printer, name: &str, found: &[Candidate]) {
     ));
     for f in found.iter().take(20) {
         p.text(&format!(
-            "  {:<10} {}  {}:{}-{}  {}\n",
+            "  {:<10} {}  {}:{}-{}  {}{}\n",
             f.kind,
             sanitize_name(&f.symbol),
             sanitize_name(&f.doc),
             f.lines[0],
             f.lines[1],
-            p.accent(&f.id)
+            p.accent(&f.id),
+            f.declared_in
+                .as_ref()
+                .map(|c| format!(" (declared in {})", sanitize_name(c)))
+                .unwrap_or_default()
         ));
         if !f.duplicates.is_empty() {
             p.text(&format!(

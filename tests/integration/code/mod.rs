@@ -6,6 +6,7 @@ use super::util::Env;
 
 mod attached;
 mod declarations;
+mod declared;
 mod go;
 mod packages;
 mod ranking;

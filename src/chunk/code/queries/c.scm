@@ -30,3 +30,19 @@
 ; Globals, at file level or inside conditional compilation (include guards).
 ([(translation_unit (declaration declarator: (_) @declarator) @definition.var)
   (preproc_ifdef (declaration declarator: (_) @declarator) @definition.var)])
+
+; A struct's or union's fields (each name of `int a, *b;`) and an enum's
+; values, declared in its chunk (a typedef's, when one names it).
+([(struct_specifier body: (field_declaration_list
+    (field_declaration declarator: (_) @declared_declarator) @declared.field))
+  (union_specifier body: (field_declaration_list
+    (field_declaration declarator: (_) @declared_declarator) @declared.field))
+  (type_definition type: [
+    (struct_specifier body: (field_declaration_list
+      (field_declaration declarator: (_) @declared_declarator) @declared.field))
+    (union_specifier body: (field_declaration_list
+      (field_declaration declarator: (_) @declared_declarator) @declared.field))])])
+([(enum_specifier body: (enumerator_list
+    (enumerator name: (identifier) @declared_name) @declared.variant))
+  (type_definition type: (enum_specifier body: (enumerator_list
+    (enumerator name: (identifier) @declared_name) @declared.variant)))])

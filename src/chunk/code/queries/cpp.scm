@@ -42,3 +42,18 @@
   (base_class_clause [(type_identifier) (qualified_identifier) (template_type)] @super)) @definition.class
 (struct_specifier
   (base_class_clause [(type_identifier) (qualified_identifier) (template_type)] @super)) @definition.struct
+
+; Members declared in their class's chunk: method prototypes (constructors
+; too), then fields, each name of `int a, *b;` (a member both patterns
+; capture is a method: the earlier pattern wins), and an enum's values.
+(field_declaration_list [
+  (field_declaration declarator: [
+    (function_declarator)
+    (pointer_declarator declarator: (function_declarator))
+    (reference_declarator (function_declarator))
+  ] @declared_declarator)
+  (declaration declarator: (function_declarator) @declared_declarator)
+] @declared.method)
+(field_declaration_list (field_declaration declarator: (_) @declared_declarator) @declared.field)
+(enum_specifier body: (enumerator_list
+  (enumerator name: (identifier) @declared_name) @declared.variant))

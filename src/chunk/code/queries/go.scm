@@ -39,3 +39,10 @@
 ; satisfies it without naming it.
 (type_declaration
   (type_spec type: (interface_type (method_elem name: (field_identifier) @requires)))) @definition.interface
+
+; Members declared in their type's chunk: a struct's fields (each name of
+; `X, Y int`), an interface's methods.
+(type_declaration (type_spec type: (struct_type (field_declaration_list
+  (field_declaration name: (field_identifier) @declared_name) @declared.field))))
+(type_declaration (type_spec type: (interface_type
+  (method_elem name: (field_identifier) @declared_name) @declared.method)))

@@ -17,3 +17,15 @@
 (record_declaration interfaces: (super_interfaces (type_list (_) @super))) @definition.class
 (enum_declaration interfaces: (super_interfaces (type_list (_) @super))) @definition.enum
 (interface_declaration (extends_interfaces (type_list (_) @super))) @definition.interface
+
+; Members declared in their container's chunk: fields and constants (each
+; name of `int a, b;`), methods without a body, enum constants.
+(class_body
+  (field_declaration declarator: (variable_declarator name: (identifier) @declared_name)) @declared.field)
+(class_body (method_declaration name: (identifier) @declared_name !body) @declared.method)
+(interface_body (method_declaration name: (identifier) @declared_name !body) @declared.method)
+(interface_body
+  (constant_declaration declarator: (variable_declarator name: (identifier) @declared_name)) @declared.const)
+(enum_body (enum_constant name: (identifier) @declared_name) @declared.variant)
+(enum_body_declarations
+  (field_declaration declarator: (variable_declarator name: (identifier) @declared_name)) @declared.field)

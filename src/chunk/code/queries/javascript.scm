@@ -46,3 +46,6 @@
   (class_declaration (class_heritage (_) @super))
   (class (class_heritage (_) @super))
 ] @definition.class)
+
+; A class's fields, declared in its chunk.
+(class_body (field_definition property: (_) @declared_name) @declared.field)

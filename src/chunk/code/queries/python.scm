@@ -30,3 +30,7 @@
 ; Base classes (keyword arguments such as `metaclass=` are not bases).
 (class_definition
   superclasses: (argument_list [(identifier) (attribute) (subscript)] @super)) @definition.class
+
+; A class's attributes (`x: int = 0`, `MAX = 3`), declared in its chunk.
+(class_definition body: (block
+  (expression_statement (assignment left: (identifier) @declared_name)) @declared.field))

@@ -24,7 +24,10 @@
 ;   `export` or decorators join the symbol).
 ; - Only members that deserve a chunk are captured inside containers: methods
 ;   and nested containers. Fields, associated types and required-method
-;   signatures stay in the container's own chunk.
+;   signatures stay in the container's own chunk; `@declared.<kind>` names
+;   such a member's node, with `@declared_name` (or `@declared_declarator`,
+;   C and C++) for its name, in a match that also captures its container's
+;   `@definition.<kind>` node, so `Container::member` finds its lines.
 
 (impl_item
   body: (declaration_list
@@ -66,3 +69,20 @@
 ; What an impl block implements, and a trait's supertraits.
 (impl_item trait: (_) @super) @definition.impl
 (trait_item bounds: (trait_bounds (_) @super)) @definition.trait
+
+; Members declared in their container's chunk.
+(trait_item body: (declaration_list [
+  (function_signature_item name: (identifier) @declared_name) @declared.method
+  (associated_type name: (type_identifier) @declared_name) @declared.type
+  (const_item name: (identifier) @declared_name) @declared.const
+]))
+(impl_item body: (declaration_list [
+  (const_item name: (identifier) @declared_name) @declared.const
+  (type_item name: (type_identifier) @declared_name) @declared.type
+]))
+([(struct_item body: (field_declaration_list
+    (field_declaration name: (field_identifier) @declared_name) @declared.field))
+  (union_item body: (field_declaration_list
+    (field_declaration name: (field_identifier) @declared_name) @declared.field))])
+(enum_item body: (enum_variant_list
+  (enum_variant name: (identifier) @declared_name) @declared.variant))

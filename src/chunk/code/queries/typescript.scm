@@ -74,3 +74,20 @@
 ] @definition.class)
 
 (interface_declaration (extends_type_clause type: (_) @super)) @definition.interface
+
+; Members declared in their container's chunk: an interface's properties and
+; method signatures, a class's fields, overloads and abstract methods, an
+; enum's members.
+(interface_declaration body: (interface_body [
+  (property_signature name: (_) @declared_name) @declared.field
+  (method_signature name: (_) @declared_name) @declared.method
+]))
+(class_body [
+  (public_field_definition name: (_) @declared_name) @declared.field
+  (method_signature name: (_) @declared_name) @declared.method
+  (abstract_method_signature name: (_) @declared_name) @declared.method
+])
+(enum_declaration body: (enum_body [
+  (property_identifier) @declared_name @declared.variant
+  (enum_assignment name: (_) @declared_name) @declared.variant
+]))

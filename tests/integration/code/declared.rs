@@ -1,0 +1,177 @@
+//! Members a container declares in its own chunk (a trait's required method,
+//! an interface's method, a C++ prototype, a field, an enum variant) have no
+//! chunk of their own, yet `ctx symbol Container::member` finds their lines.
+
+use predicates::prelude::*;
+use serde_json::json;
+
+use super::super::util::Env;
+use super::{candidate_list, code_env, cpp_sample_env};
+
+/// Each language's kinds of declared member, by qualified name (C++'s
+/// without its namespace), with the container named in text and JSON.
+#[test]
+fn symbol_finds_a_member_its_container_declares() {
+    let env = code_env();
+    let out = env.json(&["symbol", "--no-build", "Filter::accept"]);
+    assert_eq!(out["symbol"], "Filter::accept", "{out}");
+    assert_eq!(out["kind"], "method");
+    assert_eq!(out["declared_in"], "trait Filter");
+    assert_eq!(out["doc"], "rust/sample.rs");
+    assert_eq!(out["symbol_lines"], json!([71, 72]));
+    let text = out["text"].as_str().expect("text");
+    assert!(
+        text.starts_with("    /// True when `path` should be yielded.\n    fn accept(&self, path: &Path) -> bool;\n"),
+        "{out}"
+    );
+    // A trait's impl blocks are its own, not a required method's.
+    assert!(out.get("attached").is_none(), "{out}");
+    env.ctx(&["symbol", "--no-build", "Filter::accept"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains(
+            "method Filter::accept (declared in trait Filter) (rust/sample.rs:71-72)",
+        ));
+
+    for (name, symbol, kind, container, lines) in [
+        (
+            "Evicter.Evicted",
+            "Evicter.Evicted",
+            "method",
+            "interface Evicter",
+            [36, 36],
+        ),
+        (
+            "Cache.capacity",
+            "Cache.capacity",
+            "field",
+            "struct Cache",
+            [24, 24],
+        ),
+        ("Item.sku", "Item.sku", "field", "class Item", [21, 21]),
+        (
+            "Ledger.Kind.BUSINESS",
+            "Ledger.Kind.BUSINESS",
+            "variant",
+            "enum Ledger.Kind",
+            [28, 28],
+        ),
+        (
+            "Queue.state",
+            "Queue.state",
+            "field",
+            "class Queue",
+            [32, 32],
+        ),
+        (
+            "WalkBuilder::root",
+            "WalkBuilder::root",
+            "field",
+            "struct WalkBuilder",
+            [18, 18],
+        ),
+        (
+            "Limit::key",
+            "limits::Limit::key",
+            "field",
+            "struct limits::Limit",
+            [38, 38],
+        ),
+        (
+            "limits::Decision::Deny",
+            "limits::Decision::Deny",
+            "variant",
+            "enum limits::Decision",
+            [42, 42],
+        ),
+    ] {
+        let out = env.json(&["symbol", "--no-build", name]);
+        assert_eq!(out["symbol"], symbol, "{name}: {out}");
+        assert_eq!(out["kind"], kind, "{name}: {out}");
+        assert_eq!(out["declared_in"], container, "{name}: {out}");
+        assert_eq!(out["symbol_lines"], json!(lines), "{name}: {out}");
+    }
+
+    // A definition of the name wins: `WalkBuilder::follow_links` is a
+    // method as well as a field.
+    let out = env.json(&["symbol", "--no-build", "WalkBuilder::follow_links"]);
+    assert_eq!(out["kind"], "method", "{out}");
+    assert!(out.get("declared_in").is_none(), "{out}");
+
+    // A name only members declare, in several containers, is a choice.
+    let list = candidate_list(&env, &["symbol", "--no-build", "max_depth"]);
+    assert!(
+        list.contains("field      WalkBuilder::max_depth  rust/sample.rs:19-19")
+            && list.contains("(declared in struct WalkBuilder)")
+            && list.contains("field      Walk::max_depth  rust/sample.rs:64-64")
+            && list.contains("(declared in struct Walk)"),
+        "{list}"
+    );
+    let out = env.json(&["symbol", "--no-build", "state", "--file", "tsx/sample.tsx"]);
+    assert_eq!(out["symbol"], "Counter.state", "{out}");
+
+    env.ctx(&["symbol", "--no-build", "Filter::reject"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "error: no symbol `Filter::reject` in this pack; try `ctx search",
+        ));
+}
+
+/// A C++ method defined outside its class names the prototype its class
+/// declares, as a header's prototype is named with its body.
+#[test]
+fn an_out_of_class_definition_names_its_prototype() {
+    let env = cpp_sample_env();
+    let out = env.json(&["symbol", "TokenBucket::try_take"]);
+    assert_eq!(out["symbol"], "limits::TokenBucket::try_take", "{out}");
+    assert_eq!(out["symbol_lines"], json!([49, 56]), "{out}");
+    let declared = out["declarations"].as_array().expect("declarations");
+    assert_eq!(declared.len(), 1, "{out}");
+    assert_eq!(declared[0]["doc"], "sample.cpp");
+    assert_eq!(declared[0]["lines"], json!([22, 23]));
+    env.ctx(&["symbol", "TokenBucket::try_take", "--no-build"])
+        .assert()
+        .success()
+        .stderr(predicate::str::contains("declared in sample.cpp:22-23 ("));
+}
+
+/// A member of a container split into parts is shown from the part that
+/// holds it, whose ID reads it; the list of members is stored once.
+#[test]
+fn a_member_of_a_split_container_is_read_from_its_part() {
+    let env = Env::empty();
+    let fields: String = (0..150)
+        .map(|i| format!("    /// Field number {i} of the settings.\n    pub field_{i}: u64,\n"))
+        .collect();
+    env.write(
+        "src/settings.rs",
+        format!("/// Every setting.\npub struct Settings {{\n{fields}}}\n"),
+    );
+    env.ctx(&["build"]).assert().success();
+
+    let out = env.json(&["symbol", "Settings::field_140"]);
+    assert_eq!(out["declared_in"], "struct Settings", "{out}");
+    assert_eq!(out["symbol_lines"], json!([283, 284]), "{out}");
+    let id = out["id"].as_str().expect("id");
+    let part = env.json(&["get", id]);
+    let text = part["chunks"][0]["text"].as_str().expect("text");
+    assert!(text.contains("pub field_140: u64,"), "{part}");
+    assert_ne!(
+        part["chunks"][0]["part"],
+        json!([1, part["chunks"][0]["part"][1]]),
+        "{part}"
+    );
+
+    let pack: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(env.path().join("_ctx/context_pack.json")).expect("pack"),
+    )
+    .expect("pack JSON");
+    let listing: Vec<usize> = pack["chunks"]
+        .as_array()
+        .expect("chunks")
+        .iter()
+        .filter_map(|c| c["symbol"]["declared"].as_array().map(Vec::len))
+        .collect();
+    assert_eq!(listing, vec![150], "one list, on the first part");
+}
