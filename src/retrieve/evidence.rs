@@ -96,12 +96,18 @@ pub fn choose(hits: &[Hit], budget: usize, max_chunks: usize) -> Vec<&Hit> {
     // costs at least its share of the budget, since it also takes one of the
     // few places: by tokens alone, three-line getters crowded out the
     // function that does the work (evidence held a relevant chunk for 0.673
-    // of `ignore`'s answerable queries, now 0.800).
+    // of `ignore`'s answerable queries, then 0.800). A code symbol costs its
+    // place alone, so symbols go in rank order: a function is as long as its
+    // work, while a section's length is its writer's choice (`ignore` 0.836;
+    // the prose sets lose to rank order, a long section taking the budget).
     let mut chosen = vec![best];
     let top = best.score.max(f32::EPSILON);
     let mut rest: Vec<&Hit> = rest.iter().filter(|h| h.score >= top * 0.35).collect();
     let place = budget / max_chunks.max(1);
-    let cost = |h: &Hit| h.token_est.max(place).max(1) as f32;
+    let cost = |h: &Hit| {
+        let tokens = if h.kind == "code" { 0 } else { h.token_est };
+        tokens.max(place).max(1) as f32
+    };
     rest.sort_by(|a, b| (b.score / cost(b)).total_cmp(&(a.score / cost(a))));
     let mut spent = best.token_est.min(budget / 2);
     for h in rest {
@@ -194,7 +200,7 @@ mod tests {
     }
 
     #[test]
-    fn small_chunks_cost_a_place_and_the_budget_holds() {
+    fn small_sections_cost_a_place_and_the_budget_holds() {
         let hits = [
             hit("best", 10.0, 500),
             hit("worker", 9.5, 280),
@@ -202,17 +208,40 @@ mod tests {
             hit("setter", 5.9, 25),
             hit("huge", 9.0, 2000),
             hit("weak", 3.0, 10),
-        ];
-        // Four places of 300 tokens: the 280-token function that scores near
-        // the best beats the getters, which score per token alone would take
-        // first; what does not fit is passed over; a hit under 0.35 of the
-        // best is never taken.
+        ]
+        .map(|h| Hit {
+            kind: "markdown".into(),
+            ..h
+        });
+        // Four places of 300 tokens: the 280-token section that scores near
+        // the best beats the short ones, which score per token alone would
+        // take first; what does not fit is passed over; a hit under 0.35 of
+        // the best is never taken.
         let chosen = choose(&hits, 1200, 4);
         assert_eq!(ids(&chosen), ["best", "worker", "getter", "setter"]);
         let chosen = choose(&hits, 1200, 2);
         assert_eq!(ids(&chosen), ["best", "worker"]);
+        // Places of 150 tokens: per token, the short ones come first, and
+        // then the 280 tokens no longer fit.
         let chosen = choose(&hits, 600, 4);
         assert_eq!(ids(&chosen), ["best", "getter", "setter"]);
         assert!(choose(&[], 1200, 4).is_empty());
+    }
+
+    #[test]
+    fn code_symbols_go_in_rank_order_while_they_fit() {
+        let hits = [
+            hit("best", 10.0, 500),
+            hit("worker", 9.5, 280),
+            hit("getter", 6.0, 20),
+            hit("setter", 5.9, 25),
+            hit("huge", 9.0, 2000),
+        ];
+        // The function that does the work is not traded for two getters
+        // that fit beside it in fewer tokens.
+        let chosen = choose(&hits, 600, 4);
+        assert_eq!(ids(&chosen), ["best", "worker", "getter"]);
+        let chosen = choose(&hits, 1200, 3);
+        assert_eq!(ids(&chosen), ["best", "worker", "getter"]);
     }
 }
