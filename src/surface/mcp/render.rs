@@ -265,6 +265,9 @@ pub(super) fn render_choices(name: &str, found: &[Candidate]) -> String {
                 Duplicate::list(&c.declarations)
             ));
         }
+        if let Some(container) = &c.declared_in {
+            out.push_str(&format!(" (declared in {container})"));
+        }
     }
     if found.len() > 20 {
         out.push_str(&format!("\n  … and {} more", found.len() - 20));

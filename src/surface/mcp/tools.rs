@@ -103,7 +103,7 @@ impl ToolName {
                 "Search and fetch in one call: a cited, read-only evidence block within a budget."
             }
             ToolName::Symbol => {
-                "Source of a function, method or type by name, within a token budget."
+                "Source of a function, method, type or field by name, within a token budget."
             }
             ToolName::Refs => "Lines using a name, by chunk ID and enclosing symbol.",
             ToolName::Length => {

@@ -1,7 +1,7 @@
 //! The code tools over MCP, driven by the Python SDK: `ctx_symbol` (one
 //! match, a list to choose from, a miss, a cut window, a class's outline),
-//! `ctx_get` given a file path, `ctx_refs`, and a forward declaration named
-//! under its definition.
+//! `ctx_get` given a file path, `ctx_refs`, a forward declaration named
+//! under its definition, and a member its container declares.
 
 use serde_json::{Value, json};
 
@@ -58,6 +58,8 @@ fn symbol_and_file_outline_over_mcp() {
                 call("ctx_refs", json!({"name": "two words"})),
                 call("ctx_symbol", json!({"name": "ring_index"})),
                 call("ctx_get", json!({"ids": ["rust/sample.rs:45"]})),
+                call("ctx_symbol", json!({"name": "Filter::accept"})),
+                call("ctx_symbol", json!({"name": "max_depth"})),
             ]),
         );
         let steps = report["steps"].as_array().expect("steps");
@@ -211,5 +213,23 @@ fn symbol_and_file_outline_over_mcp() {
         assert_ok(&steps[16]);
         assert_eq!(s(16)["chunks"].as_array().map(Vec::len), Some(1), "{mode}");
         assert_eq!(s(16)["chunks"][0]["id"], s(0)["id"], "{mode}: {}", s(16));
+
+        // A member its container declares: its lines, and the container
+        // named in the label and in each choice.
+        assert_ok(&steps[17]);
+        assert_eq!(s(17)["declared_in"], "trait Filter", "{mode}: {}", s(17));
+        assert!(
+            text(&steps[17], 0)
+                .contains("method Filter::accept (declared in trait Filter) (rust/sample.rs:71-72)\n    /// True when"),
+            "{mode}: {}",
+            text(&steps[17], 0)
+        );
+        assert_ok(&steps[18]);
+        assert!(
+            text(&steps[18], 0).contains("field Walk::max_depth  rust/sample.rs:64-64  ")
+                && text(&steps[18], 0).contains(" (declared in struct WalkBuilder)"),
+            "{mode}: {}",
+            text(&steps[18], 0)
+        );
     }
 }
