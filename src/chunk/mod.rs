@@ -26,8 +26,10 @@ use serde::{Deserialize, Serialize};
 /// as C++, 14 lines of attribute macros between a C declaration's type and
 /// name blanked, 15 a Markdown part of white space alone joined to the part
 /// before it, 16 members a container declares in its own chunk (fields,
-/// required methods, prototypes, variants) listed in its symbol.
-pub const CHUNKER_VERSION: u32 = 16;
+/// required methods, prototypes, variants) listed in its symbol, 17 the
+/// conditionals holding half a C linkage block blanked for the parser and
+/// C++ prototypes found inside file-level conditionals.
+pub const CHUNKER_VERSION: u32 = 17;
 
 /// What kind of source a chunk came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]

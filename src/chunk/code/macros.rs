@@ -23,19 +23,21 @@ const MACRO: &str = r"[A-Z][A-Z0-9_]*[A-Z0-9_]";
 /// A call of such a macro on one line, its arguments without `;` or braces.
 const CALL: &str = r"[A-Z][A-Z0-9_]*[A-Z0-9_][ \t]*\([^;{}\n]*\)";
 
-/// The text to parse: `text` with the macros blanked, or `None` when it has
-/// none.
+/// The text to parse: `text` with the macros blanked, and the conditionals
+/// that hold half a linkage block ([`super::guards`]), or `None` when it has
+/// neither.
 pub(super) fn blanked(text: &str) -> Option<String> {
     let mut spans = macro_spans(text);
+    spans.extend(super::guards::linkage_guard_spans(text));
     if spans.is_empty() {
         return None;
     }
     spans.sort_by_key(|span| span.start);
     let mut bytes = text.as_bytes().to_vec();
     for span in spans {
-        // Only ASCII is blanked (the patterns match ASCII only), so the copy
-        // stays valid UTF-8 with the same offsets; line breaks stay, and so
-        // does every line number.
+        // Only ASCII and whole lines are blanked (the patterns match ASCII
+        // only), so the copy stays valid UTF-8 with the same offsets; line
+        // breaks stay, and so does every line number.
         bytes[span]
             .iter_mut()
             .filter(|byte| !matches!(byte, b'\n' | b'\r'))

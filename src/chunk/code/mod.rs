@@ -23,6 +23,7 @@
 pub mod comment;
 mod extract;
 mod generated;
+mod guards;
 pub mod languages;
 mod macros;
 mod matches;

@@ -22,13 +22,24 @@
 (preproc_def name: (identifier) @name) @definition.macro
 (preproc_function_def name: (identifier) @name) @definition.macro
 
-; Prototypes and globals at namespace or file level.
+; Prototypes and globals at namespace or file level, also inside a
+; conditional there (an include guard).
 ([(translation_unit (declaration declarator: [
     (function_declarator)
     (pointer_declarator declarator: (function_declarator))
     (reference_declarator (function_declarator))
   ] @declarator) @definition.function)
   (declaration_list (declaration declarator: [
+    (function_declarator)
+    (pointer_declarator declarator: (function_declarator))
+    (reference_declarator (function_declarator))
+  ] @declarator) @definition.function)
+  (preproc_ifdef (declaration declarator: [
+    (function_declarator)
+    (pointer_declarator declarator: (function_declarator))
+    (reference_declarator (function_declarator))
+  ] @declarator) @definition.function)
+  (preproc_if (declaration declarator: [
     (function_declarator)
     (pointer_declarator declarator: (function_declarator))
     (reference_declarator (function_declarator))

@@ -211,3 +211,25 @@ fn a_parse_that_keeps_symbols_wins_then_fewer_errors() {
     assert!(parse(0, Vec::new()).better_than(&five_small, &text));
     assert!(!five_small.better_than(&parse(0, Vec::new()), &text));
 }
+
+#[test]
+fn a_linkage_block_split_over_two_conditionals_is_no_error() {
+    // Each `#ifdef __cplusplus` holds half of `extern "C" { … }`: C read the
+    // whole header as one error; C++ also missed the prototypes its include
+    // guard holds.
+    let text = "#ifndef RING_H\n#define RING_H\n\n#ifdef __cplusplus\nextern \"C\" {\n#endif\n\n\
+                /* Appends v. */\nint ring_push(struct ring *r, int v);\n\
+                const char *ring_name(const struct ring *r);\n\n\
+                #ifdef __cplusplus\n}  /* extern \"C\" */\n#endif\n\n#endif\n";
+    for (path, lang) in [("ring.h", "c"), ("ring.hpp", "cpp")] {
+        let chunked = tiled(path, lang, text);
+        assert!(chunked.notes.is_empty(), "{path}: {:?}", chunked.notes);
+        let symbols = symbol_lines(&chunked);
+        assert!(
+            symbols.contains("function ring_push 8-9 (declaration)\n")
+                && symbols.contains("function ring_name 10-")
+                && symbols.contains(" (declaration)\n"),
+            "{path}: {symbols}"
+        );
+    }
+}
