@@ -65,7 +65,7 @@ const SOURCES: [(&str, &str, &str); 10] = [
 ];
 
 /// Text an edit inserts: what breaks parsers and byte arithmetic.
-const SNIPPETS: [&str; 18] = [
+const SNIPPETS: [&str; 20] = [
     "{",
     "}",
     "(",
@@ -84,6 +84,8 @@ const SNIPPETS: [&str; 18] = [
     "日本語",
     "\r\n",
     "\n\n\n",
+    "\n#ifdef __cplusplus\nextern \"C\" {\n#endif\n",
+    "\n#if X // é\n}\n#endif\n",
 ];
 
 #[derive(Debug, Clone)]
