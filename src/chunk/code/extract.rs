@@ -282,7 +282,6 @@ impl Context<'_, '_> {
         let ids = [candidate.node.id(), candidate.outer.id()];
         found.supers = attached(&self.names.supers, ids);
         found.requires = attached(&self.names.requires, ids);
-
         found.children = self.members[index]
             .iter()
             .map(|&member| self.assemble(member))
