@@ -28,8 +28,9 @@ use serde::{Deserialize, Serialize};
 /// before it, 16 members a container declares in its own chunk (fields,
 /// required methods, prototypes, variants) listed in its symbol, 17 the
 /// conditionals holding half a C linkage block blanked for the parser and
-/// C++ prototypes found inside file-level conditionals.
-pub const CHUNKER_VERSION: u32 = 17;
+/// C++ prototypes found inside file-level conditionals, 18 instance
+/// attributes assigned in `__init__` or a constructor declared by the class.
+pub const CHUNKER_VERSION: u32 = 18;
 
 /// What kind of source a chunk came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]

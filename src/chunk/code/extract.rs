@@ -73,6 +73,10 @@ pub(crate) struct Declared {
     /// The query pattern that matched it: where two capture one member, the
     /// earlier decides its kind.
     pub(crate) pattern: usize,
+    /// Assigned in a method (`self.items = []`), it belongs to the class
+    /// around that method, once: its first assignment, or the class's own
+    /// declaration of it, stands for it.
+    pub(crate) instance: bool,
 }
 
 /// Where a tree has syntax errors and how much of the file they cover.
@@ -293,6 +297,8 @@ impl Context<'_, '_> {
 /// Gives `member` to the innermost definition around it, unless that is a
 /// callable (a local type's field is no member of the function) or the
 /// member itself (a field holding a function is a method with its own chunk).
+/// An instance attribute skips the methods it is assigned in, and goes to
+/// the class around them.
 fn claim(definitions: &mut [Definition], member: Declared) {
     // Siblings are in document order and do not overlap: the one around the
     // member is the last that starts at or before it, if it reaches over it.
@@ -301,16 +307,42 @@ fn claim(definitions: &mut [Definition], member: Declared) {
         at.checked_sub(1)
             .filter(|&i| member.node.end <= level[i].node.end)
     };
-    let Some(top) = around(definitions) else {
+    let callable = |d: &Definition| CALLABLE_KINDS.contains(&d.kind.as_str());
+    // The path of indices from the top level to the innermost definition.
+    let mut path = Vec::new();
+    let mut level: &[Definition] = definitions;
+    while let Some(index) = around(level) {
+        path.push(index);
+        level = &level[index].children;
+    }
+    if member.instance {
+        while path.len() > 1 && resolve(definitions, &path).is_some_and(callable) {
+            path.pop();
+        }
+    }
+    let Some(owner) = resolve_mut(definitions, &path) else {
         return;
     };
-    let mut owner = &mut definitions[top];
-    while let Some(inner) = around(&owner.children) {
-        owner = &mut owner.children[inner];
-    }
-    if owner.node != member.node && !CALLABLE_KINDS.contains(&owner.kind.as_str()) {
+    let taken = member.instance && owner.declared.iter().any(|d| d.name == member.name);
+    if owner.node != member.node && !callable(owner) && !taken {
         owner.declared.push(member);
     }
+}
+
+/// The definition at `path` (indices from the top level down).
+fn resolve<'d>(definitions: &'d [Definition], path: &[usize]) -> Option<&'d Definition> {
+    let (first, rest) = path.split_first()?;
+    rest.iter()
+        .try_fold(definitions.get(*first)?, |d, &i| d.children.get(i))
+}
+
+fn resolve_mut<'d>(
+    definitions: &'d mut [Definition],
+    path: &[usize],
+) -> Option<&'d mut Definition> {
+    let (first, rest) = path.split_first()?;
+    rest.iter()
+        .try_fold(definitions.get_mut(*first)?, |d, &i| d.children.get_mut(i))
 }
 
 /// What a query attached to a definition, by its node or its wrapper.

@@ -98,6 +98,10 @@ pub(crate) struct Compiled {
     /// Whether each pattern carries `(#set! declaration)`: its definition
     /// declares what is defined elsewhere.
     pub(crate) declarations: Vec<bool>,
+    /// Whether each pattern carries `(#set! instance)`: its `@declared`
+    /// member is assigned in a method (`self.items = []` in `__init__`) and
+    /// belongs to the class around it.
+    pub(crate) instance: Vec<bool>,
     /// The kind each pattern's `(#set! scoped <kind>)` gives a definition whose
     /// `@declarator` holds a qualified name (C++'s `void Foo::bar() {…}`).
     pub(crate) scoped: Vec<Option<Box<str>>>,
@@ -140,6 +144,7 @@ impl Compiled {
         let containers = flagged("container");
         let qualified = flagged("qualified");
         let declarations = flagged("declaration");
+        let instance = flagged("instance");
         let scoped = (0..query.pattern_count())
             .map(|pattern| {
                 query
@@ -156,6 +161,7 @@ impl Compiled {
             containers,
             qualified,
             declarations,
+            instance,
             scoped,
         }
     }

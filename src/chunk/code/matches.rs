@@ -137,6 +137,7 @@ impl<'tree> Candidates<'tree> {
                 range: start..member.end_byte(),
                 node: member.byte_range(),
                 pattern: found.pattern_index,
+                instance: compiled.instance[found.pattern_index],
             });
             return;
         }

@@ -49,6 +49,15 @@ fn symbol_finds_a_member_its_container_declares() {
             [24, 24],
         ),
         ("Item.sku", "Item.sku", "field", "class Item", [21, 21]),
+        // Assigned in `__init__` or a constructor, it is the class's.
+        (
+            "Inventory._items",
+            "Inventory._items",
+            "field",
+            "class Inventory",
+            [47, 47],
+        ),
+        ("Bus.name", "Bus.name", "field", "class Bus", [23, 23]),
         (
             "Ledger.Kind.BUSINESS",
             "Ledger.Kind.BUSINESS",

@@ -49,3 +49,10 @@
 
 ; A class's fields, declared in its chunk.
 (class_body (field_definition property: (_) @declared_name) @declared.field)
+
+; Instance fields assigned in the constructor: `this.count = 0`.
+((class_body (method_definition name: (property_identifier) @init body: (statement_block
+  (expression_statement (assignment_expression
+    left: (member_expression object: (this) property: (property_identifier) @declared_name))) @declared.field)))
+  (#eq? @init "constructor")
+  (#set! instance))

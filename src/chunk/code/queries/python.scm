@@ -34,3 +34,17 @@
 ; A class's attributes (`x: int = 0`, `MAX = 3`), declared in its chunk.
 (class_definition body: (block
   (expression_statement (assignment left: (identifier) @declared_name)) @declared.field))
+
+; Instance attributes: `self.name = …` directly in `__init__`'s body (not
+; under an `if`); the class declares each once.
+((class_definition body: (block [
+    (function_definition name: (identifier) @init body: (block
+      (expression_statement (assignment
+        left: (attribute object: (identifier) @self attribute: (identifier) @declared_name)) @declared.field)))
+    (decorated_definition definition: (function_definition name: (identifier) @init body: (block
+      (expression_statement (assignment
+        left: (attribute object: (identifier) @self attribute: (identifier) @declared_name)) @declared.field))))
+  ]))
+  (#eq? @init "__init__")
+  (#eq? @self "self")
+  (#set! instance))
