@@ -199,9 +199,10 @@ mod tests {
         chosen.iter().map(|h| h.id.clone()).collect()
     }
 
-    #[test]
-    fn small_sections_cost_a_place_and_the_budget_holds() {
-        let hits = [
+    /// The best hit, one near it, two short ones, one over any budget and
+    /// one too weak to take, all of chunk kind `kind`.
+    fn ranked(kind: &str) -> Vec<Hit> {
+        [
             hit("best", 10.0, 500),
             hit("worker", 9.5, 280),
             hit("getter", 6.0, 20),
@@ -210,9 +211,15 @@ mod tests {
             hit("weak", 3.0, 10),
         ]
         .map(|h| Hit {
-            kind: "markdown".into(),
+            kind: kind.into(),
             ..h
-        });
+        })
+        .into()
+    }
+
+    #[test]
+    fn small_sections_cost_a_place_and_the_budget_holds() {
+        let hits = ranked("markdown");
         // Four places of 300 tokens: the 280-token section that scores near
         // the best beats the short ones, which score per token alone would
         // take first; what does not fit is passed over; a hit under 0.35 of
@@ -230,13 +237,7 @@ mod tests {
 
     #[test]
     fn code_symbols_go_in_rank_order_while_they_fit() {
-        let hits = [
-            hit("best", 10.0, 500),
-            hit("worker", 9.5, 280),
-            hit("getter", 6.0, 20),
-            hit("setter", 5.9, 25),
-            hit("huge", 9.0, 2000),
-        ];
+        let hits = ranked("code");
         // The function that does the work is not traded for two getters
         // that fit beside it in fewer tokens.
         let chosen = choose(&hits, 600, 4);
