@@ -5,11 +5,6 @@ use serde_json::Value;
 
 use super::util::{Env, copy_dir, repo};
 
-fn pack(env: &Env) -> Value {
-    let text = std::fs::read_to_string(env.path().join("_ctx/context_pack.json")).expect("pack");
-    serde_json::from_str(&text).expect("pack JSON")
-}
-
 /// The demo builds, validates, and its pack has every schema-v1 field.
 #[test]
 fn demo_builds_and_validates() {
@@ -21,7 +16,7 @@ fn demo_builds_and_validates() {
         .assert()
         .success()
         .stdout(predicate::str::starts_with("valid "));
-    let p = pack(&env);
+    let p = env.pack();
     for field in [
         "schema_version",
         "created_at",
@@ -67,10 +62,10 @@ fn demo_builds_and_validates() {
 fn builds_are_deterministic() {
     let env = Env::fixture("demo");
     env.ctx(&["build"]).assert().success();
-    let mut a = pack(&env);
+    let mut a = env.pack();
     let env2 = Env::fixture("demo");
     env2.ctx(&["build"]).assert().success();
-    let mut b = pack(&env2);
+    let mut b = env2.pack();
     for p in [&mut a, &mut b] {
         p["created_at"] = Value::Null;
         let name = p["segment"].as_str().unwrap().to_string();
@@ -93,7 +88,7 @@ fn batched_builds_match_whole_builds() {
     for env in [&whole, &batched] {
         env.ctx(&["build"]).assert().success();
     }
-    let chunks = |env: &Env| pack(env)["chunks"].clone();
+    let chunks = |env: &Env| env.pack()["chunks"].clone();
     assert_eq!(chunks(&whole), chunks(&batched));
     let query = ["search", "how are stale locks handled"];
     let ranked = |env: &Env| -> Vec<(String, String)> {
@@ -136,7 +131,7 @@ fn batched_builds_match_whole_builds() {
 fn edit_changes_one_id_and_rebuilds_incrementally() {
     let env = Env::fixture("demo");
     env.ctx(&["build"]).assert().success();
-    let before: Vec<String> = pack(&env)["index"]
+    let before: Vec<String> = env.pack()["index"]
         .as_array()
         .unwrap()
         .iter()
@@ -152,7 +147,7 @@ fn edit_changes_one_id_and_rebuilds_incrementally() {
     let r = env.json(&["build"]);
     assert_eq!(r["changed"], 1, "{r}");
     assert_eq!(r["full"], false);
-    let after: Vec<String> = pack(&env)["index"]
+    let after: Vec<String> = env.pack()["index"]
         .as_array()
         .unwrap()
         .iter()
@@ -172,7 +167,7 @@ fn markdown_edge_cases_validate() {
     let env = Env::fixture("markdown");
     env.ctx(&["build"]).assert().success();
     env.ctx(&["validate"]).assert().success();
-    let p = pack(&env);
+    let p = env.pack();
     let chunks = p["chunks"].as_array().unwrap();
     let of = |doc: &str| {
         chunks
@@ -303,7 +298,7 @@ fn symlinks_loops_and_escapes() {
         err.contains("escape: symlink leads outside the segment; not followed"),
         "{err}"
     );
-    let p = pack(&env);
+    let p = env.pack();
     let docs: Vec<_> = p["source_files"]
         .as_array()
         .unwrap()
@@ -328,7 +323,7 @@ fn validate_reports_problems() {
     let env = Env::fixture("demo");
     env.ctx(&["build"]).assert().success();
     let path = env.path().join("_ctx/context_pack.json");
-    let mut p = pack(&env);
+    let mut p = env.pack();
     p["chunks"][0]["text"] = Value::String("tampered".into());
     std::fs::write(&path, serde_json::to_string(&p).unwrap()).unwrap();
     env.write("docs/new.md", "# New\n\nfresh\n");

@@ -7,8 +7,7 @@ use serde_json::Value;
 use super::util::Env;
 
 fn pack(env: &Env) -> Value {
-    let text = std::fs::read_to_string(env.path().join("_ctx/context_pack.json")).expect("pack");
-    let mut v: Value = serde_json::from_str(&text).expect("pack JSON");
+    let mut v = env.pack();
     v.as_object_mut().expect("object").remove("created_at");
     v
 }

@@ -106,6 +106,13 @@ impl Env {
         c
     }
 
+    /// The built pack, `_ctx/context_pack.json`, parsed.
+    pub fn pack(&self) -> serde_json::Value {
+        let text = std::fs::read_to_string(self.path().join("_ctx/context_pack.json"))
+            .expect("read the pack");
+        serde_json::from_str(&text).expect("pack JSON")
+    }
+
     /// Runs `ctx … --json` and parses stdout.
     pub fn json(&self, args: &[&str]) -> serde_json::Value {
         let out = self.ctx(args).arg("--json").output().expect("run ctx");

@@ -308,41 +308,29 @@ fn claim(definitions: &mut [Definition], member: Declared) {
             .filter(|&i| member.node.end <= level[i].node.end)
     };
     let callable = |d: &Definition| CALLABLE_KINDS.contains(&d.kind.as_str());
-    // The path of indices from the top level to the innermost definition.
+    // The path of indices from the top level to the innermost definition; an
+    // instance attribute stops above the method it is assigned in (a
+    // callable has no members, so it is always the path's end).
     let mut path = Vec::new();
     let mut level: &[Definition] = definitions;
     while let Some(index) = around(level) {
+        if member.instance && callable(&level[index]) && !path.is_empty() {
+            break;
+        }
         path.push(index);
         level = &level[index].children;
     }
-    if member.instance {
-        while path.len() > 1 && resolve(definitions, &path).is_some_and(callable) {
-            path.pop();
-        }
-    }
-    let Some(owner) = resolve_mut(definitions, &path) else {
+    let Some((first, rest)) = path.split_first() else {
         return;
     };
+    let mut owner = &mut definitions[*first];
+    for &index in rest {
+        owner = &mut owner.children[index];
+    }
     let taken = member.instance && owner.declared.iter().any(|d| d.name == member.name);
     if owner.node != member.node && !callable(owner) && !taken {
         owner.declared.push(member);
     }
-}
-
-/// The definition at `path` (indices from the top level down).
-fn resolve<'d>(definitions: &'d [Definition], path: &[usize]) -> Option<&'d Definition> {
-    let (first, rest) = path.split_first()?;
-    rest.iter()
-        .try_fold(definitions.get(*first)?, |d, &i| d.children.get(i))
-}
-
-fn resolve_mut<'d>(
-    definitions: &'d mut [Definition],
-    path: &[usize],
-) -> Option<&'d mut Definition> {
-    let (first, rest) = path.split_first()?;
-    rest.iter()
-        .try_fold(definitions.get_mut(*first)?, |d, &i| d.children.get_mut(i))
 }
 
 /// What a query attached to a definition, by its node or its wrapper.

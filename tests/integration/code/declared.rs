@@ -172,10 +172,7 @@ fn a_member_of_a_split_container_is_read_from_its_part() {
         "{part}"
     );
 
-    let pack: serde_json::Value = serde_json::from_str(
-        &std::fs::read_to_string(env.path().join("_ctx/context_pack.json")).expect("pack"),
-    )
-    .expect("pack JSON");
+    let pack = env.pack();
     let listing: Vec<usize> = pack["chunks"]
         .as_array()
         .expect("chunks")

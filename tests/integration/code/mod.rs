@@ -61,10 +61,7 @@ fn candidate_list(env: &Env, args: &[&str]) -> String {
 #[test]
 fn code_files_become_symbol_chunks() {
     let env = code_env();
-    let pack: serde_json::Value = serde_json::from_str(
-        &std::fs::read_to_string(env.path().join("_ctx/context_pack.json")).unwrap(),
-    )
-    .unwrap();
+    let pack = env.pack();
     let chunks = pack["chunks"].as_array().unwrap();
     for lang in [
         "rust",

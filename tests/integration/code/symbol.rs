@@ -13,10 +13,7 @@ use super::{candidate_list, code_env, cpp_sample_env};
 fn symbol_lookup() {
     let env = code_env();
     // A bare name defined by several symbols (taken from the pack itself).
-    let pack: serde_json::Value = serde_json::from_str(
-        &std::fs::read_to_string(env.path().join("_ctx/context_pack.json")).unwrap(),
-    )
-    .unwrap();
+    let pack = env.pack();
     let mut by_name =
         std::collections::BTreeMap::<String, std::collections::BTreeSet<String>>::new();
     for c in pack["chunks"].as_array().unwrap() {
