@@ -275,15 +275,23 @@ impl Catalog {
         Ok(())
     }
 
-    /// Code chunks whose symbol mentions `needle` (case-insensitive); the
-    /// caller filters on the parsed symbol.
-    pub fn code_chunks_mentioning(&self, needle: &str) -> Result<Vec<Chunk>> {
-        let stored = self.symbol_rows("instr(lower(extra), lower(?1)) > 0", needle)?;
+    /// The chunks with these IDs that still exist, in document order.
+    pub fn chunks_by_id(&self, ids: &[String]) -> Result<Vec<Chunk>> {
+        let ids = serde_json::to_string(ids)
+            .map_err(|e| Error::Invalid(format!("cannot encode chunk IDs: {e}")))?;
+        let sql = format!(
+            "SELECT {COLUMNS} FROM chunks WHERE id IN (SELECT value FROM json_each(?1))
+             ORDER BY doc, ordinal"
+        );
+        let mut out = Vec::new();
+        let mut stmt = self.conn.prepare_cached(&sql).map_err(|e| self.err(e))?;
+        let mut rows = stmt.query([ids]).map_err(|e| self.err(e))?;
         let mut cache = PageCache::default();
-        stored
-            .into_iter()
-            .map(|s| self.with_text(s, &mut cache))
-            .collect()
+        while let Some(row) = rows.next().map_err(|e| self.err(e))? {
+            let stored = decode_row(row).map_err(|e| self.err(e))?;
+            out.push(self.with_text(stored, &mut cache)?);
+        }
+        Ok(out)
     }
 
     /// The symbol chunks of code in `lang`, in document order, without their

@@ -1,12 +1,13 @@
-//! The chunks that may mention a word: every record holding all the terms
-//! the word analyzes to. A superset (stemming folds `walks` into `walk`), so
-//! the caller confirms each chunk against its text; the index only spares it
+//! The chunks that may mention a word (every record holding all the terms
+//! the word analyzes to) or be named by one (every symbol with that name
+//! key). Supersets (stemming folds `walks` into `walk`; a key drops case and
+//! punctuation), so the caller confirms each chunk; the index only spares it
 //! reading the pack.
 
+use tantivy::TantivyDocument;
 use tantivy::collector::DocSetCollector;
-use tantivy::query::{BooleanQuery, Occur, Query, TermQuery};
-use tantivy::schema::{IndexRecordOption, Value};
-use tantivy::{TantivyDocument, Term};
+use tantivy::query::{BooleanQuery, Occur, Query};
+use tantivy::schema::{Field, Value};
 
 use super::reader::IndexReader;
 use super::{REC_CHUNK, index_err, tokenizer};
@@ -22,15 +23,6 @@ impl IndexReader {
         if terms.is_empty() {
             return Ok(Vec::new());
         }
-        let exact = |field, value: &str| -> (Occur, Box<dyn Query>) {
-            (
-                Occur::Must,
-                Box::new(TermQuery::new(
-                    Term::from_field_text(field, value),
-                    IndexRecordOption::Basic,
-                )),
-            )
-        };
         let mut must: Vec<(Occur, Box<dyn Query>)> =
             terms.iter().map(|t| exact(f.body, t.as_str())).collect();
         must.push(exact(f.rec, REC_CHUNK));
@@ -38,9 +30,23 @@ impl IndexReader {
         if let Some(kind) = kind {
             must.push(exact(f.kind, kind));
         }
+        self.ids_of(BooleanQuery::new(must))
+    }
+
+    /// IDs of the `docs` symbol chunks with `key` among their
+    /// [`super::symbol_names`], in no particular order.
+    pub fn symbols_named(&self, key: &str) -> Result<Vec<String>> {
+        let f = self.fields;
+        let must = vec![exact(f.names, key), exact(f.scope, "docs")];
+        self.ids_of(BooleanQuery::new(must))
+    }
+
+    /// The stored IDs of the records `query` matches.
+    fn ids_of(&self, query: BooleanQuery) -> Result<Vec<String>> {
+        let f = self.fields;
         let found = self
             .searcher
-            .search(&BooleanQuery::new(must), &DocSetCollector)
+            .search(&query, &DocSetCollector)
             .map_err(|e| index_err(&self.dir, e))?;
         let mut ids = Vec::with_capacity(found.len());
         for addr in found {
@@ -54,4 +60,9 @@ impl IndexReader {
         }
         Ok(ids)
     }
+}
+
+/// A required term of `field`.
+fn exact(field: Field, value: &str) -> (Occur, Box<dyn Query>) {
+    (Occur::Must, super::reader::exact(field, value))
 }

@@ -27,6 +27,8 @@ use tantivy::schema::{
 };
 use tantivy::{Index, directory::MmapDirectory};
 
+use crate::chunk::Symbol;
+use crate::chunk::code::super_name;
 use crate::error::{Error, Result};
 
 pub use reader::{Filter, IndexReader, ScoredId};
@@ -66,6 +68,10 @@ pub struct Fields {
     /// A symbol chunk's bare and qualified names as [`name_key`]s (exact), so
     /// a query naming the symbol can be told apart from one about its topic.
     pub key: Field,
+    /// Every name a symbol chunk answers to, as [`name_key`]s (exact, never
+    /// scored; see [`symbol_names`]): `ctx symbol` finds a name's chunks here
+    /// instead of reading every symbol in the catalog.
+    pub names: Field,
 }
 
 /// `rec` of a chunk record.
@@ -101,6 +107,7 @@ fn schema() -> (Schema, Fields) {
         scope: b.add_text_field("scope", STRING),
         dtext: b.add_text_field("dtext", text(terms::TERMS)),
         key: b.add_text_field("key", STRING),
+        names: b.add_text_field("names", STRING),
     };
     (b.build(), fields)
 }
@@ -244,6 +251,25 @@ pub fn name_key(name: &str) -> String {
         .collect()
 }
 
+/// The names `ctx symbol` may find `sym`'s chunk by, as [`name_key`]s: each
+/// part of its qualified name (`walkbuilder` and `build`; a method defined
+/// outside its class is found by the class's name too), its bare name, the
+/// types it extends and the members it declares. A lookup reads the key of a
+/// name's last part and then matches the chunks exactly.
+pub fn symbol_names(sym: &Symbol) -> Vec<String> {
+    let parts =
+        |s: &str| -> Vec<String> { s.replace("::", ".").split('.').map(name_key).collect() };
+    let mut keys = parts(&sym.qualified);
+    keys.extend(parts(&sym.name));
+    keys.push(name_key(&sym.name));
+    keys.extend(sym.supers.iter().map(|t| name_key(super_name(t))));
+    keys.extend(sym.declared.iter().map(|m| name_key(&m.name)));
+    keys.retain(|k| !k.is_empty());
+    keys.sort_unstable();
+    keys.dedup();
+    keys
+}
+
 /// A failure to open the committed index, with the way out: a build finds
 /// the damage and rebuilds the index from the sources.
 fn damaged(e: tantivy::TantivyError) -> String {
@@ -268,6 +294,35 @@ mod tests {
         let chunk = Chunk::sample(doc, &["Title"], "some words", ChunkKind::Markdown);
         writer.add(&chunk, "").expect("add");
         writer.commit(generation).expect("commit");
+    }
+
+    #[test]
+    fn a_symbol_answers_to_each_part_of_its_name_its_supertypes_and_its_members() {
+        let member = |name: &str| crate::chunk::DeclaredMember {
+            name: name.into(),
+            kind: "field".into(),
+            lines: [2, 2],
+        };
+        let sym = Symbol {
+            name: "Resolver".into(),
+            qualified: "net::Resolver".into(),
+            kind: "struct".into(),
+            signature: "pub struct Resolver<T: Dial>".into(),
+            doc: "/// Looks up hosts.".into(),
+            supers: vec!["io.Reader".into(), "Default".into()],
+            requires: vec!["Dial".into()],
+            decl: false,
+            lines: None,
+            declared: vec![member("max_depth"), member("PreferGo"), member("Net")],
+        };
+        // Not the signature's or the doc comment's words: a lookup matches
+        // names, and those would only widen what it reads.
+        assert_eq!(
+            symbol_names(&sym),
+            [
+                "default", "maxdepth", "net", "prefergo", "reader", "resolver"
+            ]
+        );
     }
 
     #[test]

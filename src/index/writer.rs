@@ -152,6 +152,9 @@ impl IndexWriter {
             doc.add_text(f.name, &sym.qualified);
             doc.add_text(f.key, super::name_key(&sym.name));
             doc.add_text(f.key, super::name_key(&sym.qualified));
+            for name in super::symbol_names(sym) {
+                doc.add_text(f.names, name);
+            }
         }
         doc.add_u64(f.flags, signals::flags(chunk));
         if let Some(lang) = &chunk.lang {

@@ -12,7 +12,7 @@ use super::window::{self, Elided};
 use super::{Budget, Duplicate, Retriever};
 use crate::chunk::{Chunk, id};
 use crate::error::{Error, Result};
-use crate::index::packages;
+use crate::index::{self, packages};
 use crate::tokens;
 
 /// Parameters of `symbol`.
@@ -296,7 +296,7 @@ impl Retriever {
             };
             // For an ID, `select` read only the chunk's own file.
             let pool = match id::parse(opts.name.trim()) {
-                Some(_) => self.catalog.code_chunks_mentioning(name)?,
+                Some(_) => self.named(name)?,
                 None => pool,
             };
             let list = attached::collect(&self.catalog, &owner, f.whole.symbol.as_ref(), pool)?;
@@ -349,12 +349,23 @@ impl Retriever {
                 "give a symbol name, e.g. `build`, `WalkBuilder::build`, `impl Iterator for Walk` or a chunk ID".into(),
             ));
         }
-        let pool = self.catalog.code_chunks_mentioning(&last)?;
+        let pool = self.named(&last)?;
         let mut found = candidates(&pool, name, file, false, kinds);
         if found.is_empty() {
             found = candidates(&pool, name, file, true, kinds);
         }
         Ok((found, pool))
+    }
+
+    /// The symbol chunks that may answer to `name` (a name's last part): those
+    /// the index lists under its key. A name without letters or digits has no
+    /// key, and no symbol answers to it.
+    fn named(&self, name: &str) -> Result<Vec<Chunk>> {
+        let key = index::name_key(name);
+        if key.is_empty() {
+            return Ok(Vec::new());
+        }
+        self.catalog.chunks_by_id(&self.reader.symbols_named(&key)?)
     }
 
     /// The symbol whose chunk `id` is (a part of a split one, a method, an
