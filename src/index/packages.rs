@@ -151,7 +151,7 @@ fn with_punctuation(text: &str, start: usize, end: usize) -> (usize, usize) {
 /// The name a package directory is known by: its last component without a
 /// version suffix (`serde_json-1.0.154`, `toml-1.2.1+spec-1.1.0`), folded
 /// by [`key`].
-fn dir_name(dir: &str) -> Option<String> {
+pub fn dir_name(dir: &str) -> Option<String> {
     let last = dir.rsplit('/').next()?;
     let mut parts: Vec<&str> = last.split('-').collect();
     while parts.len() > 1
@@ -192,13 +192,13 @@ pub fn aliases(package: &Package) -> Vec<&str> {
 
 /// A declared package name folded by [`key`], a scope's `@` and `/` read
 /// as the word break a query puts there (`@babel/core` is `babel core`).
-fn declared_key(name: &str) -> String {
+pub fn declared_key(name: &str) -> String {
     key(&name.trim_start_matches('@').replace('/', "_"))
 }
 
 /// `word` case folded, with `-` read as `_` (a crate is `regex-syntax` on
 /// disk and `regex_syntax` in code).
-fn key(word: &str) -> String {
+pub fn key(word: &str) -> String {
     word.to_lowercase().replace('-', "_")
 }
 

@@ -11,6 +11,7 @@ pub mod get;
 mod hits;
 pub mod implicit;
 mod locate;
+mod modpath;
 mod parts;
 pub mod preview;
 pub mod refs;

@@ -8,11 +8,13 @@ use serde::Serialize;
 
 use super::attached::{self, Attached, MoreAttached, Owner};
 use super::candidates::{Found, Kinds, candidates, canon};
+use super::modpath::{self, Places, candidates_by_path};
 use super::window::{self, Elided};
 use super::{Budget, Duplicate, Retriever};
 use crate::chunk::{Chunk, id};
 use crate::error::{Error, Result};
 use crate::index::{self, packages};
+use crate::sources::manifest::{self, MANIFESTS};
 use crate::tokens;
 
 /// Parameters of `symbol`.
@@ -218,11 +220,18 @@ impl Retriever {
             {
                 return Err(e);
             }
+            let next = match shorter_name(&pool, opts.name.trim(), file) {
+                Some((name, found)) => format!(
+                    "`ctx symbol {name}` names {} in {}",
+                    super::counted(found.len(), "symbol", "symbols"),
+                    places(&found)
+                ),
+                None => format!("try `ctx search \"{}\" --kind code`", opts.name),
+            };
             return Err(Error::Invalid(format!(
-                "no symbol `{}`{} in this pack; try `ctx search \"{}\" --kind code`",
+                "no symbol `{}`{} in this pack; {next}",
                 opts.name,
                 file.map(|f| format!(" in `{f}`")).unwrap_or_default(),
-                opts.name
             )));
         };
         // The file as the pack last saw it (a code file's chunks tile it
@@ -354,7 +363,30 @@ impl Retriever {
         if found.is_empty() {
             found = candidates(&pool, name, file, true, kinds);
         }
+        if found.is_empty() && matches!(kinds, Kinds::Definitions) && !pool.is_empty() {
+            let packages = self.catalog.packages()?;
+            let mut places = Places::new(&packages, self.root_names());
+            found = candidates_by_path(&pool, name, file, kinds, &mut places);
+        }
         Ok((found, pool))
+    }
+
+    /// The names the project root goes by, which a path may start with: its
+    /// directory's (a Python package's root holds its `__init__.py`) and
+    /// those its own manifests declare (the crate a root `src/` builds).
+    fn root_names(&self) -> Vec<String> {
+        let own = self
+            .seg
+            .root
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned());
+        own.into_iter()
+            .chain(
+                MANIFESTS
+                    .iter()
+                    .filter_map(|m| manifest::declared_name(&self.seg.root.join(m), m)),
+            )
+            .collect()
     }
 
     /// The symbol chunks that may answer to `name` (a name's last part): those
@@ -397,6 +429,34 @@ impl Retriever {
             .take(1)
             .collect();
         Ok((found, pool))
+    }
+}
+
+/// For a name no path made sense of (`clap::Command::new`, when clap
+/// re-exports `clap_builder`'s), its longest tail that names symbols, spelled
+/// as given (`Command::new`), with them.
+fn shorter_name(pool: &[Chunk], name: &str, file: Option<&str>) -> Option<(String, Vec<Found>)> {
+    let separator = if name.contains("::") { "::" } else { "." };
+    modpath::splits(&canon(name))
+        .into_iter()
+        .find_map(|(_, rest)| {
+            let found = candidates(pool, &rest, file, true, Kinds::Definitions);
+            (!found.is_empty()).then(|| (rest.replace('.', separator), found))
+        })
+}
+
+/// Up to three documents `found` are in, and how many more.
+fn places(found: &[Found]) -> String {
+    let mut docs: Vec<&str> = found.iter().map(|f| f.whole.doc.as_str()).collect();
+    docs.dedup();
+    let shown: Vec<String> = docs.iter().take(3).map(|d| format!("`{d}`")).collect();
+    match docs.len().saturating_sub(3) {
+        0 => shown.join(", "),
+        more => format!(
+            "{} and {more} more {}",
+            shown.join(", "),
+            if more == 1 { "file" } else { "files" }
+        ),
     }
 }
 

@@ -14,7 +14,7 @@ use crate::surface::output::{Printer, sanitize, sanitize_name};
 /// Arguments of `ctx symbol`.
 #[derive(Debug, clap::Args)]
 pub struct SymbolArgs {
-    /// `name`, `Container::name` (`Container.name` works too; in Go also `package.Name`), `impl Type`, `impl Trait for Type`, or a chunk ID.
+    /// `name`, `Container::name` (`Container.name` works too; in Go also `package.Name`), a path to it (`my_crate::module::Type::method`, `pkg.module.Class`), `impl Type`, `impl Trait for Type`, or a chunk ID.
     pub name: String,
     /// Only symbols in this file or directory (path relative to the project, or its end), or in the workspace member a manifest names so.
     #[arg(long)]

@@ -9,6 +9,7 @@ mod declarations;
 mod declared;
 mod go;
 mod packages;
+mod paths;
 mod ranking;
 mod refs;
 mod symbol;

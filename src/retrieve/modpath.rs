@@ -1,0 +1,336 @@
+//! Names written with the path code reaches them by: `serde_json::from_str`,
+//! `ignore::walk::WalkBuilder::build`, `crate::index::name_key`,
+//! `mcp.client.session.ClientSession`, `net/http.Client`. A symbol's own
+//! qualified name holds its containers (`WalkBuilder::build`), not its crate,
+//! package or modules: those are where its file is. So the leading parts of
+//! such a name must name, in order, places on the way to the file (the
+//! first a package by its declared or directory name, Rust's `crate`, `self`
+//! or `super`, or a directory; the next directories or the file's stem; a
+//! re-export skips modules, so places may be skipped), and the rest must be
+//! the symbol's qualified name.
+
+use std::collections::HashMap;
+
+use super::candidates::{Found, Kinds, candidates, canon};
+use crate::chunk::Chunk;
+use crate::index::packages;
+use crate::sources::Package;
+
+/// Where the chunks of a pack are, as the names a path may give them.
+pub(super) struct Places<'a> {
+    packages: &'a [Package],
+    /// The names the project root's own manifests declare (the crate a
+    /// `src/` at the root builds).
+    root: Vec<String>,
+    /// Each document's way from the root, worked out once.
+    seen: HashMap<String, Vec<Place>>,
+}
+
+/// One step on the way to a file, with the names a path may give it.
+#[derive(Debug)]
+struct Place {
+    names: Vec<String>,
+    /// A directory, a package or the root, which a path may start with;
+    /// not the file's stem.
+    starts: bool,
+}
+
+impl<'a> Places<'a> {
+    /// The places of a project whose packages are `packages` and whose root
+    /// manifests declare `root`.
+    pub(super) fn new(packages: &'a [Package], root: Vec<String>) -> Places<'a> {
+        Places {
+            packages,
+            root,
+            seen: HashMap::new(),
+        }
+    }
+
+    /// Whether `path` names, in order, places on the way to `doc` (spelled
+    /// as written, `-` read as `_`; ASCII case aside when `fold`).
+    pub(super) fn lead_to(&mut self, path: &[String], doc: &str, fold: bool) -> bool {
+        let (packages, root) = (self.packages, &self.root);
+        let way = self
+            .seen
+            .entry(doc.to_string())
+            .or_insert_with(|| way_to(doc, packages, root));
+        let names = |place: &Place, part: &str| {
+            place.names.iter().any(|n| {
+                if fold {
+                    n.eq_ignore_ascii_case(part)
+                } else {
+                    n == part
+                }
+            })
+        };
+        let mut at = 0;
+        for (i, part) in path.iter().enumerate() {
+            match way[at..]
+                .iter()
+                .position(|place| (i > 0 || place.starts) && names(place, part))
+            {
+                Some(k) => at += k + 1,
+                None => return false,
+            }
+        }
+        true
+    }
+}
+
+/// The places on the way to `doc`: the root, each directory, then its
+/// stem. A path starts at the root, at the package holding `doc` (by its
+/// directory's or declared name), or at any directory of a file in no
+/// package (Python's `src/mcp/`, Go's `net/http/`): not at a directory inside
+/// another package (`regex` is not tantivy-fst's `src/regex/`).
+fn way_to(doc: &str, packages: &[Package], root: &[String]) -> Vec<Place> {
+    let underscored = |s: &str| s.replace('-', "_");
+    let rust = ["crate", "self", "super"].map(String::from);
+    let (dirs, file) = doc.rsplit_once('/').unwrap_or(("", doc));
+    let package = packages
+        .iter()
+        .filter(|p| doc.starts_with(&format!("{}/", p.dir)))
+        .max_by_key(|p| p.dir.len());
+    let mut way = vec![Place {
+        names: root
+            .iter()
+            .map(|n| underscored(n))
+            .chain(rust.clone())
+            .collect(),
+        starts: true,
+    }];
+    let mut so_far = String::new();
+    for dir in dirs.split('/').filter(|d| !d.is_empty()) {
+        if !so_far.is_empty() {
+            so_far.push('/');
+        }
+        so_far.push_str(dir);
+        let mut place = Place {
+            names: vec![underscored(dir)],
+            starts: package.is_none(),
+        };
+        if let Some(p) = package.filter(|p| p.dir == so_far) {
+            place.names.extend(packages::dir_name(dir));
+            place
+                .names
+                .extend(p.names.iter().map(|n| packages::declared_key(n)));
+            place.names.extend(rust.clone());
+            place.starts = true;
+        }
+        way.push(place);
+    }
+    let stem = file.split_once('.').map_or(file, |(stem, _)| stem);
+    way.push(Place {
+        names: vec![underscored(stem)],
+        starts: false,
+    });
+    way
+}
+
+/// The ways to read `name` (`.` for `::`, as [`super::candidates::canon`]
+/// gives it) as a path and a qualified name after it, the shortest path
+/// first: `a.b.C.f` is `[a]` + `b.C.f`, then `[a, b]` + `C.f`, then
+/// `[a, b, C]` + `f`. A part of the path has `-` read as `_`
+/// (`grep-searcher` is `grep_searcher` in code); a Go import path's `/`
+/// separates parts too.
+pub(super) fn splits(name: &str) -> Vec<(Vec<String>, String)> {
+    let parts: Vec<&str> = name.split('.').collect();
+    (1..parts.len())
+        .filter(|&k| parts[..k].iter().all(|p| !p.is_empty()))
+        .map(|k| {
+            let path = parts[..k]
+                .iter()
+                .flat_map(|p| p.split('/'))
+                .filter(|p| !p.is_empty())
+                .map(|p| p.replace('-', "_"))
+                .collect();
+            (path, parts[k..].join("."))
+        })
+        .filter(|(_, rest)| !rest.is_empty())
+        .collect()
+}
+
+/// The symbols among `pool` that `name` stands for when its leading parts
+/// are a path to their file: for the longest such path that leaves any
+/// (`tokio::sync::Mutex` is `Mutex` in `tokio/src/sync/`, before a
+/// `sync::Mutex` elsewhere in tokio), those whose qualified name is the
+/// rest; exactly, else ASCII case aside.
+pub(super) fn candidates_by_path(
+    pool: &[Chunk],
+    name: &str,
+    file: Option<&str>,
+    kinds: Kinds<'_>,
+    places: &mut Places<'_>,
+) -> Vec<Found> {
+    for fold in [false, true] {
+        for (path, rest) in splits(&canon(name)).into_iter().rev() {
+            let local: Vec<Chunk> = pool
+                .iter()
+                .filter(|c| places.lead_to(&path, &c.doc, fold))
+                .cloned()
+                .collect();
+            if local.is_empty() {
+                continue;
+            }
+            // `candidates` also takes a bare name for a qualified one
+            // (`from_str` for `Value::from_str`); after a path, the rest is
+            // the whole qualified name.
+            let mut found = candidates(&local, &rest, file, fold, kinds);
+            found.retain(|f| {
+                let q = canon(&f.qualified);
+                if fold {
+                    q.eq_ignore_ascii_case(&rest)
+                } else {
+                    q == rest
+                }
+            });
+            if !found.is_empty() {
+                return found;
+            }
+        }
+    }
+    Vec::new()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn package(dir: &str, names: &[&str]) -> Package {
+        Package {
+            dir: dir.into(),
+            names: names.iter().map(|n| n.to_string()).collect(),
+        }
+    }
+
+    #[test]
+    fn a_name_splits_into_a_path_and_a_qualified_name_shortest_path_first() {
+        let owned = |path: &[&str], rest: &str| {
+            (
+                path.iter().map(|p| p.to_string()).collect::<Vec<_>>(),
+                rest.to_string(),
+            )
+        };
+        assert_eq!(
+            splits("serde_json.de.from_str"),
+            [
+                owned(&["serde_json"], "de.from_str"),
+                owned(&["serde_json", "de"], "from_str"),
+            ]
+        );
+        assert_eq!(
+            splits("net/http.Client"),
+            [owned(&["net", "http"], "Client")]
+        );
+        assert_eq!(
+            splits("grep-searcher.Searcher"),
+            [owned(&["grep_searcher"], "Searcher")]
+        );
+        assert!(splits("build").is_empty());
+        assert!(splits(".build").is_empty());
+    }
+
+    fn leads(places: &mut Places<'_>, path: &[&str], doc: &str, fold: bool) -> bool {
+        let path: Vec<String> = path.iter().map(|s| s.to_string()).collect();
+        places.lead_to(&path, doc, fold)
+    }
+
+    #[test]
+    fn a_path_names_places_on_the_way_to_the_file_in_order() {
+        let packages = [package("crates/searcher", &["grep-searcher"])];
+        let mut places = Places::new(&packages, vec!["ripgrep".into()]);
+        let doc = "crates/searcher/src/searcher/mod.rs";
+        assert!(leads(
+            &mut places,
+            &["grep_searcher", "searcher"],
+            doc,
+            false
+        ));
+        assert!(leads(
+            &mut places,
+            &["searcher", "searcher", "mod"],
+            doc,
+            false
+        ));
+        assert!(leads(&mut places, &["crate", "searcher"], doc, false));
+        assert!(!leads(
+            &mut places,
+            &["searcher", "grep_searcher"],
+            doc,
+            false
+        ));
+        // Inside a package, a path starts at the package.
+        assert!(!leads(&mut places, &["src", "searcher"], doc, false));
+        // The root's name, written as declared.
+        assert!(leads(
+            &mut places,
+            &["ripgrep", "flags"],
+            "src/flags/mod.rs",
+            false
+        ));
+        assert!(!leads(&mut places, &["Flags"], "src/flags/mod.rs", false));
+        assert!(leads(&mut places, &["Flags"], "src/flags/mod.rs", true));
+        // Outside packages, directories are packages: Python's, Go's. The
+        // file's stem is no place to start.
+        assert!(leads(
+            &mut places,
+            &["mcp", "client", "session"],
+            "src/mcp/client/session.py",
+            false
+        ));
+        assert!(leads(
+            &mut places,
+            &["net", "http"],
+            "net/http/client.go",
+            false
+        ));
+        assert!(!leads(
+            &mut places,
+            &["client"],
+            "net/http/client.go",
+            false
+        ));
+    }
+
+    #[test]
+    fn a_registry_crate_is_named_without_its_version_and_not_by_another_crate_s_module() {
+        let packages = [
+            package("regex-1.13.1", &["regex"]),
+            package("regex-automata-0.4.18", &["regex-automata"]),
+            package("serde_json-1.0.154", &["serde_json"]),
+            package("tantivy-fst-0.5.0", &["tantivy-fst"]),
+        ];
+        let mut places = Places::new(&packages, Vec::new());
+        let p = &mut places;
+        assert!(leads(
+            p,
+            &["regex", "bytes"],
+            "regex-1.13.1/src/regex/bytes.rs",
+            false
+        ));
+        assert!(!leads(
+            p,
+            &["regex"],
+            "regex-automata-0.4.18/src/dfa/regex.rs",
+            false
+        ));
+        assert!(!leads(
+            p,
+            &["regex"],
+            "tantivy-fst-0.5.0/src/regex/mod.rs",
+            false
+        ));
+        assert!(leads(
+            p,
+            &["tantivy_fst", "regex"],
+            "tantivy-fst-0.5.0/src/regex/mod.rs",
+            false
+        ));
+        assert!(leads(
+            p,
+            &["serde_json", "de"],
+            "serde_json-1.0.154/src/de.rs",
+            false
+        ));
+        assert!(!leads(p, &["serde"], "serde_json-1.0.154/src/de.rs", false));
+    }
+}

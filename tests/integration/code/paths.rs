@@ -1,0 +1,111 @@
+//! `ctx symbol` with a name written as code reaches it: through its crate or
+//! package and modules (`acme_util::fmt::render`, `crate::fmt::render`,
+//! `shop.billing.invoice.Invoice.total`), which the symbol's own qualified
+//! name does not hold.
+
+use predicates::prelude::*;
+
+use crate::util::Env;
+
+/// A Rust workspace whose root is a crate too, and a Python package beside
+/// it. `render` is defined twice, in two crates, so a bare name is a choice.
+fn project() -> Env {
+    let env = Env::empty();
+    env.write(
+        "Cargo.toml",
+        "[package]\nname = \"demo-app\"\n\n[workspace]\nmembers = [\"crates/*\"]\n",
+    );
+    env.write(
+        "src/config.rs",
+        "pub struct Config {\n    pub path: String,\n}\n\nimpl Config {\n    /// Reads the settings file.\n    pub fn load(path: &str) -> Config {\n        Config { path: path.to_string() }\n    }\n}\n",
+    );
+    env.write(
+        "crates/util/Cargo.toml",
+        "[package]\nname = \"acme-util\"\n",
+    );
+    env.write(
+        "crates/util/src/lib.rs",
+        "pub mod fmt;\npub use fmt::render;\n",
+    );
+    env.write(
+        "crates/util/src/fmt/mod.rs",
+        "/// Renders a table as text.\npub fn render(rows: &[String]) -> String {\n    rows.join(\"\\n\")\n}\n",
+    );
+    env.write("crates/draw/Cargo.toml", "[package]\nname = \"draw\"\n");
+    env.write(
+        "crates/draw/src/fmt.rs",
+        "/// Renders a shape as SVG.\npub fn render(sides: u32) -> String {\n    format!(\"<svg>{sides}</svg>\")\n}\n",
+    );
+    env.write(
+        "py/shop/billing/invoice.py",
+        "class Invoice:\n    def total(self):\n        \"\"\"Sums the lines.\"\"\"\n        return sum(self.lines)\n",
+    );
+    env.ctx(&["build"]).assert().success();
+    env
+}
+
+fn found(env: &Env, name: &str) -> (String, String) {
+    let out = env.json(&["symbol", "--no-build", name]);
+    (
+        out["symbol"].as_str().unwrap_or_default().to_string(),
+        out["doc"].as_str().unwrap_or_default().to_string(),
+    )
+}
+
+#[test]
+fn a_path_through_crates_and_modules_names_the_symbol() {
+    let env = project();
+    let util = (
+        "render".to_string(),
+        "crates/util/src/fmt/mod.rs".to_string(),
+    );
+    // The crate by its declared name (`-` read as `_`), its modules in order,
+    // or with a re-export's modules skipped.
+    assert_eq!(found(&env, "acme_util::fmt::render"), util);
+    assert_eq!(found(&env, "acme_util::render"), util);
+    assert_eq!(
+        found(&env, "draw::fmt::render"),
+        ("render".to_string(), "crates/draw/src/fmt.rs".to_string())
+    );
+    // The root crate by its manifest's name, and `crate::` inside it.
+    let load = ("Config::load".to_string(), "src/config.rs".to_string());
+    assert_eq!(found(&env, "demo_app::config::Config::load"), load);
+    assert_eq!(found(&env, "crate::config::Config::load"), load);
+    // Outside any package, directories are Python's packages.
+    assert_eq!(
+        found(&env, "shop.billing.invoice.Invoice.total"),
+        (
+            "Invoice.total".to_string(),
+            "py/shop/billing/invoice.py".to_string()
+        )
+    );
+    // Without a path, `render` is still a choice between the two crates.
+    env.ctx(&["symbol", "--no-build", "render"])
+        .assert()
+        .code(1)
+        .stdout(predicate::str::contains("2 symbols match `render`"));
+}
+
+#[test]
+fn a_path_that_leads_nowhere_names_the_symbols_of_its_tail() {
+    let env = project();
+    // `fmt` is a module of both crates, not a crate: a path starts at one.
+    env.ctx(&["symbol", "--no-build", "fmt::render"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "error: no symbol `fmt::render` in this pack; `ctx symbol render` names 2 symbols in `crates/draw/src/fmt.rs`, `crates/util/src/fmt/mod.rs`",
+        ));
+    env.ctx(&["symbol", "--no-build", "other_crate::config::Config::load"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "error: no symbol `other_crate::config::Config::load` in this pack; `ctx symbol Config::load` names 1 symbol in `src/config.rs`",
+        ));
+    env.ctx(&["symbol", "--no-build", "acme_util::fmt::paint"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "error: no symbol `acme_util::fmt::paint` in this pack; try `ctx search \"acme_util::fmt::paint\" --kind code`",
+        ));
+}
