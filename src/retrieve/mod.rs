@@ -12,6 +12,7 @@ mod hits;
 pub mod implicit;
 mod locate;
 mod modpath;
+pub mod outline;
 mod parts;
 pub mod preview;
 pub mod refs;

@@ -9,6 +9,7 @@ use serde::Serialize;
 use super::attached::{self, Attached, MoreAttached, Owner};
 use super::candidates::{Found, Kinds, candidates, canon};
 use super::modpath::{self, Places, candidates_by_path};
+use super::outline::{self, Member, MoreMembers};
 use super::window::{self, Elided};
 use super::{Budget, Duplicate, Retriever};
 use crate::chunk::{Chunk, id};
@@ -139,45 +140,6 @@ impl Window {
     }
 }
 
-/// A member of a container shown as its outline.
-#[derive(Debug, Clone, Serialize)]
-pub struct Member {
-    /// Chunk ID.
-    pub id: String,
-    /// Qualified name, for a `symbol` call.
-    pub symbol: String,
-    /// Its lines.
-    pub lines: [usize; 2],
-    /// Its signature, indented by its nesting.
-    pub signature: String,
-}
-
-/// The members an outline left out.
-#[derive(Debug, Clone, Serialize)]
-pub struct MoreMembers {
-    /// How many.
-    pub count: usize,
-    /// Where they are.
-    pub lines: [usize; 2],
-    /// The budget that shows them all.
-    pub budget_needed: usize,
-}
-
-impl MoreMembers {
-    /// "5 more members (lines 46-73) need BUDGET 104", with the way the
-    /// caller names a budget (`--budget`, `"budget":`).
-    pub fn describe(&self, budget: &str) -> String {
-        format!(
-            "{} (lines {}-{}) {} {budget} {}",
-            super::counted(self.count, "more member", "more members"),
-            self.lines[0],
-            self.lines[1],
-            super::needs(self.count),
-            self.budget_needed
-        )
-    }
-}
-
 /// The answer to `symbol`.
 #[derive(Debug, Clone)]
 pub enum SymbolAnswer {
@@ -284,8 +246,18 @@ impl Retriever {
         // A container over the budget is shown as its outline (its header,
         // then one signature per member): its first screenful would name
         // only the first few members.
-        if !(full_token_est > budget.applied && outline_members(&f, &chunks, &mut window)) {
-            let cut = window::cut(wanted, first, f.lines[0], budget.applied);
+        let cut = window::cut(wanted, first, f.lines[0], budget.applied);
+        let outline = (full_token_est > budget.applied)
+            .then(|| outline::outline(&f, &chunks, &rows, budget.applied, cut.last))
+            .flatten();
+        if let Some(o) = outline {
+            window.text = o.text;
+            window.lines = o.lines;
+            window.token_est = o.token_est;
+            window.truncated = true;
+            window.members = o.members;
+            window.more_members = o.more;
+        } else {
             window.text = cut.text;
             window.lines[1] = cut.last;
             window.token_est = cut.token_est;
@@ -458,84 +430,4 @@ fn places(found: &[Found]) -> String {
             if more == 1 { "file" } else { "files" }
         ),
     }
-}
-
-/// Fills `w` with the outline of the container `f` when it has members:
-/// its header's skeleton, then its members' signatures in file order while
-/// the budget lasts, from `chunks`, its document's. False when `f` has no
-/// members (a long function).
-fn outline_members(f: &Found, chunks: &[Chunk], w: &mut Window) -> bool {
-    let [from, to] = f.lines;
-    // Each member with its own lines (a chunk starts with the gap before it).
-    let mut members: Vec<(Chunk, [usize; 2])> = Vec::new();
-    for c in chunks {
-        let Some(sym) = &c.symbol else {
-            continue;
-        };
-        let [a, b] = sym.lines.unwrap_or(c.lines);
-        if c.id != f.whole.id && !c.is_later_part() && a > from && b <= to {
-            members.push((c.clone(), [a, b]));
-        }
-    }
-    if members.is_empty() {
-        return false;
-    }
-    let signatures: Vec<String> = members
-        .iter()
-        .map(|(c, _)| super::get::outline_line(c))
-        .collect();
-    // Each member is shown with its ID and lines, which count too.
-    let costs: Vec<usize> = members
-        .iter()
-        .zip(&signatures)
-        .map(|((c, lines), s)| super::get::entry_cost(&c.id, *lines, s))
-        .collect();
-    let all_members: usize = costs.iter().sum();
-    // The header as written (fields, attributes) when it fits with every
-    // member; its skeleton otherwise, so that the budget named for the
-    // members left out is the one that shows them.
-    let raw = super::get::without_blank_start(f.whole.text.trim_end()).to_string() + "\n";
-    let header = if tokens::estimate(&raw) + all_members <= w.budget.applied {
-        raw
-    } else {
-        super::get::skeleton(&f.whole)
-    };
-    let mut used = tokens::estimate(&header);
-    let mut shown = Vec::new();
-    let mut short = 0;
-    for (((c, lines), signature), est) in members.iter().zip(signatures).zip(costs) {
-        if short == 0 && used + est <= w.budget.applied {
-            used += est;
-            shown.push(Member {
-                id: c.id.clone(),
-                symbol: c
-                    .symbol
-                    .as_ref()
-                    .map(|s| s.qualified.clone())
-                    .unwrap_or_default(),
-                lines: *lines,
-                signature,
-            });
-        } else {
-            // Members are shown in file order: after the first that
-            // does not fit, none is.
-            short += est;
-        }
-    }
-    // No member fits next to the header: the plain window says more.
-    if shown.is_empty() {
-        return false;
-    }
-    let end = members[0].1[0].saturating_sub(1).max(from);
-    w.lines = [from, end.min(f.whole.lines[1]).max(from)];
-    w.text = header;
-    w.truncated = true;
-    w.token_est = used;
-    w.more_members = members.get(shown.len()).map(|(_, lines)| MoreMembers {
-        count: members.len() - shown.len(),
-        lines: [lines[0], to],
-        budget_needed: used + short,
-    });
-    w.members = shown;
-    true
 }

@@ -179,7 +179,7 @@ impl EvidenceParams {
 #[serde(deny_unknown_fields)]
 #[schemars(crate = "rmcp::schemars")]
 pub struct SymbolParams {
-    /// Name, Container::name, Go package.Name, a path (my_crate::module::Type::method, pkg.module.Class), impl Trait for Type, or a chunk ID.
+    /// Name, Container::name, crate::module::Name, Go package.Name, impl Trait for Type, or a chunk ID.
     pub name: String,
     /// Only in this file or directory (path or its end), or workspace member (package name).
     pub file: Option<String>,

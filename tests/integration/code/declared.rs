@@ -181,3 +181,85 @@ fn a_member_of_a_split_container_is_read_from_its_part() {
         .collect();
     assert_eq!(listing, vec![150], "one list, on the first part");
 }
+
+/// A container of declared members over the budget (a struct of documented
+/// fields, an interface) is its outline: the header before the first member,
+/// then each member's line of code, with its container's ID and its lines;
+/// a short one whose cut window shows more members whole is cut instead.
+#[test]
+fn a_container_of_declared_members_over_the_budget_is_its_outline() {
+    let env = Env::empty();
+    let field = |name: &str, ty: &str| {
+        format!(
+            "    /// How the dialer uses `{name}`: a long explanation of the option that\n    /// goes on for a while, with its default and how it interacts with the others.\n    pub {name}: {ty},\n"
+        )
+    };
+    let fields: String = [
+        ("timeout", "Duration"),
+        ("deadline", "Instant"),
+        ("local_addr", "Option<SocketAddr>"),
+        ("keep_alive", "Duration"),
+        ("fallback_delay", "Duration"),
+    ]
+    .iter()
+    .map(|(n, t)| field(n, t))
+    .collect();
+    env.write(
+        "src/dial.rs",
+        format!(
+            "/// Options for connecting to an address.\n#[derive(Debug, Default)]\npub struct Dialer {{\n{fields}}}\n\n/// Formats progress.\npub trait Tracker {{\n    /// Ticks.\n    fn tick(&mut self);\n    /// Resets.\n    fn reset(&mut self);\n}}\n"
+        ),
+    );
+    env.ctx(&["build"]).assert().success();
+
+    let out = env.json(&["symbol", "--no-build", "Dialer", "--budget", "130"]);
+    assert_eq!(out["lines"], json!([1, 3]), "{out}");
+    assert_eq!(
+        out["text"],
+        "/// Options for connecting to an address.\n#[derive(Debug, Default)]\npub struct Dialer {\n",
+        "{out}"
+    );
+    let members = out["members"].as_array().expect("members");
+    assert_eq!(members.len(), 5, "{out}");
+    assert_eq!(members[0]["symbol"], "Dialer::timeout", "{out}");
+    assert_eq!(members[0]["lines"], json!([4, 6]), "{out}");
+    assert_eq!(
+        members[0]["signature"], "    pub timeout: Duration,",
+        "{out}"
+    );
+    assert_eq!(
+        members[2]["signature"],
+        "    pub local_addr: Option<SocketAddr>,"
+    );
+    assert!(members.iter().all(|m| m["id"] == out["id"]), "{out}");
+    assert!(out.get("more_members").is_none(), "{out}");
+    env.ctx(&["symbol", "--no-build", "Dialer", "--budget", "130"])
+        .assert()
+        .success()
+        .stdout(predicate::str::is_match(r"\n\[dial:[0-9a-f]{10}\] 7-9      pub deadline: Instant,\n").unwrap())
+        .stderr(predicate::str::contains(
+            "its header and members' signatures are shown; see a member with ctx symbol Dialer::timeout --file src/dial.rs",
+        ));
+    // Tighter, the header gives way to its skeleton and the rest is counted.
+    let tight = env.json(&["symbol", "--no-build", "Dialer", "--budget", "90"]);
+    assert!(
+        tight["text"]
+            .as_str()
+            .is_some_and(|t| t.ends_with("pub struct Dialer { … }\n")),
+        "{tight}"
+    );
+    let shown = tight["members"].as_array().map_or(0, Vec::len);
+    assert!((2..5).contains(&shown), "{tight}");
+    assert_eq!(tight["more_members"]["count"], 5 - shown, "{tight}");
+
+    // The trait's cut window shows as many methods whole as its outline
+    // would name: no outline.
+    let small = env.json(&["symbol", "--no-build", "Tracker", "--budget", "30"]);
+    assert!(small.get("members").is_none(), "{small}");
+    assert!(
+        small["text"]
+            .as_str()
+            .is_some_and(|t| t.contains("    fn tick(&mut self);\n")),
+        "{small}"
+    );
+}

@@ -250,7 +250,8 @@ fn symbol_of_a_container_is_its_whole_node() {
 }
 
 /// A container over the budget is shown as its outline: its header, then one
-/// signature per member in file order (nested members indented), the rest
+/// signature per member in file order (nested members indented; a class
+/// attribute by its line, an attribute set in `__init__` under it), the rest
 /// summed up with the budget that shows them; with no room for a member next
 /// to the header, the plain cut window is shown instead.
 #[test]
@@ -258,7 +259,7 @@ fn symbol_of_a_big_container_is_its_outline() {
     let env = code_env();
     let out = env.json(&["symbol", "Inventory", "--budget", "75"]);
     assert_eq!(out["symbol_lines"], serde_json::json!([31, 73]), "{out}");
-    assert_eq!(out["lines"], serde_json::json!([31, 38]), "{out}");
+    assert_eq!(out["lines"], serde_json::json!([31, 36]), "{out}");
     assert_eq!(out["truncated"], true);
     let text = out["text"].as_str().unwrap_or_default();
     assert!(
@@ -270,27 +271,24 @@ fn symbol_of_a_big_container_is_its_outline() {
         .iter()
         .map(|m| m["symbol"].as_str().unwrap_or_default())
         .collect();
-    assert_eq!(
-        names,
-        ["Inventory.Full", "Inventory.Full.__init__"],
-        "{out}"
-    );
-    assert_eq!(members[0]["lines"], serde_json::json!([39, 44]));
-    assert_eq!(members[0]["signature"], "    class Full(Exception):");
-    assert_eq!(
-        members[1]["signature"],
-        "        def __init__(self, limit: int) -> None:"
-    );
+    assert_eq!(names, ["Inventory.currency", "Inventory.Full"], "{out}");
+    // A declared member is in its container's own chunk.
+    assert_eq!(members[0]["id"], out["id"], "{out}");
+    assert_eq!(members[0]["lines"], serde_json::json!([37, 37]));
+    assert_eq!(members[0]["signature"], "    currency = DEFAULT_CURRENCY");
+    assert_eq!(members[1]["lines"], serde_json::json!([39, 44]));
+    assert_eq!(members[1]["signature"], "    class Full(Exception):");
     let more = &out["more_members"];
-    assert_eq!(more["count"], 5, "{out}");
-    assert_eq!(more["lines"], serde_json::json!([46, 73]), "{out}");
+    assert_eq!(more["count"], 6, "{out}");
+    assert_eq!(more["lines"], serde_json::json!([42, 73]), "{out}");
     let needed = more["budget_needed"].as_u64().expect("budget_needed");
     let full = out["full_token_est"].as_u64().expect("full_token_est");
     assert!(75 < needed && needed < full, "{needed} {full}");
 
     // The budget it names shows every member, and nothing more is owed.
     let all = env.json(&["symbol", "Inventory", "--budget", &needed.to_string()]);
-    assert_eq!(all["members"].as_array().map(Vec::len), Some(7), "{all}");
+    // `self._items`, set in `__init__`, is under `__init__`'s line.
+    assert_eq!(all["members"].as_array().map(Vec::len), Some(8), "{all}");
     assert!(all.get("more_members").is_none(), "{all}");
     assert_eq!(all["token_est"].as_u64(), Some(needed), "{all}");
 
@@ -303,10 +301,10 @@ fn symbol_of_a_big_container_is_its_outline() {
         ))
         .stdout(predicate::str::is_match(r"\n\[sample:[0-9a-f]{10}\] 39-44      class Full\(Exception\):\n").unwrap())
         .stderr(predicate::str::contains(format!(
-            "the whole class is ~{full} tokens, over the budget of 75: its header and members' signatures are shown; see a member with ctx symbol Inventory.Full --file python/sample.py, or raise --budget to {full}"
+            "the whole class is ~{full} tokens, over the budget of 75: its header and members' signatures are shown; see a member with ctx symbol Inventory.currency --file python/sample.py, or raise --budget to {full}"
         )))
         .stderr(predicate::str::contains(format!(
-            "5 more members (lines 46-73) need --budget {needed}"
+            "6 more members (lines 42-73) need --budget {needed}"
         )));
 
     // Within the budget, the class is shown whole, not outlined.

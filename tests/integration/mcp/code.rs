@@ -128,14 +128,15 @@ fn symbol_and_file_outline_over_mcp() {
         // the calls that show a member or the rest.
         assert_ok(&steps[9]);
         assert_eq!(s(9)["members"].as_array().map(Vec::len), Some(2), "{mode}");
-        assert_eq!(s(9)["more_members"]["count"], 5, "{mode}");
+        assert_eq!(s(9)["more_members"]["count"], 6, "{mode}");
         let members = text(&steps[9], 0);
         assert!(
             members.starts_with("[sample:")
                 && members.contains(" class Inventory (python/sample.py:31-73, outline)\nclass Inventory:\n")
-                && members.contains("] 39-44      class Full(Exception):\n[sample:")
-                && members.contains(r#"over the budget of 75: its header and members' signatures are shown; see a member with ctx_symbol {"name":"Inventory.Full","file":"python/sample.py"}, or pass "budget": "#)
-                && members.contains("\n[5 more members (lines 46-73) need \"budget\": "),
+                && members.contains("] 37-37      currency = DEFAULT_CURRENCY\n[sample:")
+                && members.contains("] 39-44      class Full(Exception):\n")
+                && members.contains(r#"over the budget of 75: its header and members' signatures are shown; see a member with ctx_symbol {"name":"Inventory.currency","file":"python/sample.py"}, or pass "budget": "#)
+                && members.contains("\n[6 more members (lines 42-73) need \"budget\": "),
             "{mode}: {members}"
         );
         // A long doc comment gives way to the code, and the text says so.
