@@ -244,8 +244,8 @@ impl Retriever {
             budget,
         };
         // A container over the budget is shown as its outline (its header,
-        // then one signature per member): its first screenful would name
-        // only the first few members.
+        // then one signature per member) when that names more members than
+        // its first screenful shows whole.
         let cut = window::cut(wanted, first, f.lines[0], budget.applied);
         let outline = (full_token_est > budget.applied)
             .then(|| outline::outline(&f, &chunks, &rows, budget.applied, cut.last))

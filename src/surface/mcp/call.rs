@@ -158,13 +158,13 @@ fn run(
             let found =
                 retrieve(config, seg, reuse, |r| r.symbol(&p.options(cap))).map_err(|e| {
                     // The library's advice is a CLI command; the model has the tool.
-                    e.replace(
+                    as_symbol_call(e.replace(
                         &format!("`ctx search \"{}\" --kind code`", p.name),
                         &format!(
                             "ctx_search {}",
                             serde_json::json!({"query": p.name, "kind": "code"})
                         ),
-                    )
+                    ))
                 })?;
             Ok(match found {
                 SymbolAnswer::Window(w) => answer(render_window(&w), &w),
@@ -262,6 +262,21 @@ fn retrieve<T>(
     })?;
     *reuse = Some(how);
     Ok(out)
+}
+
+/// The library's advice to run `ctx symbol NAME`, as the tool call that
+/// does it.
+fn as_symbol_call(message: String) -> String {
+    const COMMAND: &str = "`ctx symbol ";
+    let Some(at) = message.find(COMMAND) else {
+        return message;
+    };
+    let rest = &message[at + COMMAND.len()..];
+    let Some(end) = rest.find('`') else {
+        return message;
+    };
+    let call = serde_json::json!({"name": &rest[..end]});
+    format!("{}ctx_symbol {call}{}", &message[..at], &rest[end + 1..])
 }
 
 fn settings(seg: &Segment) -> Result<Settings, String> {

@@ -60,6 +60,8 @@ fn symbol_and_file_outline_over_mcp() {
                 call("ctx_get", json!({"ids": ["rust/sample.rs:45"]})),
                 call("ctx_symbol", json!({"name": "Filter::accept"})),
                 call("ctx_symbol", json!({"name": "max_depth"})),
+                call("ctx_symbol", json!({"name": "crate::sample::is_hidden"})),
+                call("ctx_symbol", json!({"name": "elsewhere::is_hidden"})),
             ]),
         );
         let steps = report["steps"].as_array().expect("steps");
@@ -231,6 +233,15 @@ fn symbol_and_file_outline_over_mcp() {
                 && text(&steps[18], 0).contains(" (declared in struct WalkBuilder)"),
             "{mode}: {}",
             text(&steps[18], 0)
+        );
+        // A path through the project's places names the symbol; one that
+        // leads nowhere names the shorter name that answers, as a call.
+        assert_ok(&steps[19]);
+        assert_eq!(s(19)["symbol"], "is_hidden", "{mode}");
+        assert_eq!(s(19)["doc"], "rust/sample.rs", "{mode}");
+        assert_tool_error(
+            &steps[20],
+            r#"no symbol `elsewhere::is_hidden` in this pack; ctx_symbol {"name":"is_hidden"} names "#,
         );
     }
 }
