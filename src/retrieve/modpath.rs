@@ -5,9 +5,9 @@
 //! package or modules: those are where its file is. So the leading parts of
 //! such a name must name, in order, places on the way to the file (the
 //! first a package by its declared or directory name, Rust's `crate`, `self`
-//! or `super`, or a directory; the next directories or the file's stem; a
-//! re-export skips modules, so places may be skipped), and the rest must be
-//! the symbol's qualified name.
+//! or `super`, or outside Rust a directory; the next directories or the
+//! file's stem; a re-export skips modules, so places may be skipped), and
+//! the rest must be the symbol's qualified name.
 
 use std::collections::HashMap;
 
@@ -46,14 +46,15 @@ impl<'a> Places<'a> {
         }
     }
 
-    /// Whether `path` names, in order, places on the way to `doc` (spelled
-    /// as written, `-` read as `_`; ASCII case aside when `fold`).
-    pub(super) fn lead_to(&mut self, path: &[String], doc: &str, fold: bool) -> bool {
+    /// Whether `path` names, in order, places on the way to `c`'s document
+    /// (spelled as written, `-` read as `_`; ASCII case aside when `fold`).
+    pub(super) fn lead_to(&mut self, path: &[String], c: &Chunk, fold: bool) -> bool {
         let (packages, root) = (self.packages, &self.root);
+        let rust = c.lang.as_deref() == Some("rust");
         let way = self
             .seen
-            .entry(doc.to_string())
-            .or_insert_with(|| way_to(doc, packages, root));
+            .entry(c.doc.clone())
+            .or_insert_with(|| way_to(&c.doc, packages, root, rust));
         let names = |place: &Place, part: &str| {
             place.names.iter().any(|n| {
                 if fold {
@@ -78,13 +79,15 @@ impl<'a> Places<'a> {
 }
 
 /// The places on the way to `doc`: the root, each directory, then its
-/// stem. A path starts at the root, at the package holding `doc` (by its
-/// directory's or declared name), or at any directory of a file in no
-/// package (Python's `src/mcp/`, Go's `net/http/`): not at a directory inside
-/// another package (`regex` is not tantivy-fst's `src/regex/`).
-fn way_to(doc: &str, packages: &[Package], root: &[String]) -> Vec<Place> {
+/// stem. A path starts at the root or at the package holding `doc` (by its
+/// directory's or declared name). Outside Rust it may start at a directory
+/// too, as Python's, Java's and Go's module paths do (`src/mcp/`,
+/// `core/src/main/java/com/`, `net/http/`); a Rust path starts at a crate,
+/// so a Rust file's directory inside a package is no start (`regex` is not
+/// tantivy-fst's `src/regex/`).
+fn way_to(doc: &str, packages: &[Package], root: &[String], rust: bool) -> Vec<Place> {
     let underscored = |s: &str| s.replace('-', "_");
-    let rust = ["crate", "self", "super"].map(String::from);
+    let keywords = ["crate", "self", "super"].map(String::from);
     let (dirs, file) = doc.rsplit_once('/').unwrap_or(("", doc));
     let package = packages
         .iter()
@@ -94,7 +97,7 @@ fn way_to(doc: &str, packages: &[Package], root: &[String]) -> Vec<Place> {
         names: root
             .iter()
             .map(|n| underscored(n))
-            .chain(rust.clone())
+            .chain(keywords.clone())
             .collect(),
         starts: true,
     }];
@@ -106,14 +109,14 @@ fn way_to(doc: &str, packages: &[Package], root: &[String]) -> Vec<Place> {
         so_far.push_str(dir);
         let mut place = Place {
             names: vec![underscored(dir)],
-            starts: package.is_none(),
+            starts: package.is_none() || !rust,
         };
         if let Some(p) = package.filter(|p| p.dir == so_far) {
             place.names.extend(packages::dir_name(dir));
             place
                 .names
                 .extend(p.names.iter().map(|n| packages::declared_key(n)));
-            place.names.extend(rust.clone());
+            place.names.extend(keywords.clone());
             place.starts = true;
         }
         way.push(place);
@@ -165,7 +168,7 @@ pub(super) fn candidates_by_path(
         for (path, rest) in splits(&canon(name)).into_iter().rev() {
             let local: Vec<Chunk> = pool
                 .iter()
-                .filter(|c| places.lead_to(&path, &c.doc, fold))
+                .filter(|c| places.lead_to(&path, c, fold))
                 .cloned()
                 .collect();
             if local.is_empty() {
@@ -229,66 +232,50 @@ mod tests {
         assert!(splits(".build").is_empty());
     }
 
-    fn leads(places: &mut Places<'_>, path: &[&str], doc: &str, fold: bool) -> bool {
-        let path: Vec<String> = path.iter().map(|s| s.to_string()).collect();
-        places.lead_to(&path, doc, fold)
+    /// Whether the path `dotted` (`a.b`) leads to `doc`, whose language is
+    /// its extension's.
+    fn leads(places: &mut Places<'_>, dotted: &str, doc: &str, fold: bool) -> bool {
+        let path: Vec<String> = dotted.split('.').map(str::to_string).collect();
+        let mut c = Chunk::sample(doc, &[doc], "", crate::chunk::ChunkKind::Code);
+        c.lang = crate::chunk::code::language_for_path(doc).map(|l| l.name.to_string());
+        places.lead_to(&path, &c, fold)
     }
 
     #[test]
     fn a_path_names_places_on_the_way_to_the_file_in_order() {
-        let packages = [package("crates/searcher", &["grep-searcher"])];
+        let packages = [
+            package("crates/searcher", &["grep-searcher"]),
+            package("core", &["acme-core"]),
+        ];
         let mut places = Places::new(&packages, vec!["ripgrep".into()]);
+        let p = &mut places;
         let doc = "crates/searcher/src/searcher/mod.rs";
-        assert!(leads(
-            &mut places,
-            &["grep_searcher", "searcher"],
-            doc,
-            false
-        ));
-        assert!(leads(
-            &mut places,
-            &["searcher", "searcher", "mod"],
-            doc,
-            false
-        ));
-        assert!(leads(&mut places, &["crate", "searcher"], doc, false));
-        assert!(!leads(
-            &mut places,
-            &["searcher", "grep_searcher"],
-            doc,
-            false
-        ));
-        // Inside a package, a path starts at the package.
-        assert!(!leads(&mut places, &["src", "searcher"], doc, false));
+        assert!(leads(p, "grep_searcher.searcher", doc, false));
+        assert!(leads(p, "searcher.searcher.mod", doc, false));
+        assert!(leads(p, "crate.searcher", doc, false));
+        assert!(!leads(p, "searcher.grep_searcher", doc, false));
+        // Inside a package, a Rust path starts at the package.
+        assert!(!leads(p, "src.searcher", doc, false));
         // The root's name, written as declared.
+        assert!(leads(p, "ripgrep.flags", "src/flags/mod.rs", false));
+        assert!(!leads(p, "Flags", "src/flags/mod.rs", false));
+        assert!(leads(p, "Flags", "src/flags/mod.rs", true));
+        // Python's, Java's and Go's module paths start at a directory, in a
+        // package or not. The file's stem is no place to start.
         assert!(leads(
-            &mut places,
-            &["ripgrep", "flags"],
-            "src/flags/mod.rs",
-            false
-        ));
-        assert!(!leads(&mut places, &["Flags"], "src/flags/mod.rs", false));
-        assert!(leads(&mut places, &["Flags"], "src/flags/mod.rs", true));
-        // Outside packages, directories are packages: Python's, Go's. The
-        // file's stem is no place to start.
-        assert!(leads(
-            &mut places,
-            &["mcp", "client", "session"],
+            p,
+            "mcp.client.session",
             "src/mcp/client/session.py",
             false
         ));
         assert!(leads(
-            &mut places,
-            &["net", "http"],
-            "net/http/client.go",
+            p,
+            "com.acme.Store",
+            "core/src/main/java/com/acme/Store.java",
             false
         ));
-        assert!(!leads(
-            &mut places,
-            &["client"],
-            "net/http/client.go",
-            false
-        ));
+        assert!(leads(p, "net.http", "net/http/client.go", false));
+        assert!(!leads(p, "client", "net/http/client.go", false));
     }
 
     #[test]
@@ -303,34 +290,34 @@ mod tests {
         let p = &mut places;
         assert!(leads(
             p,
-            &["regex", "bytes"],
+            "regex.bytes",
             "regex-1.13.1/src/regex/bytes.rs",
             false
         ));
         assert!(!leads(
             p,
-            &["regex"],
+            "regex",
             "regex-automata-0.4.18/src/dfa/regex.rs",
             false
         ));
         assert!(!leads(
             p,
-            &["regex"],
+            "regex",
             "tantivy-fst-0.5.0/src/regex/mod.rs",
             false
         ));
         assert!(leads(
             p,
-            &["tantivy_fst", "regex"],
+            "tantivy_fst.regex",
             "tantivy-fst-0.5.0/src/regex/mod.rs",
             false
         ));
         assert!(leads(
             p,
-            &["serde_json", "de"],
+            "serde_json.de",
             "serde_json-1.0.154/src/de.rs",
             false
         ));
-        assert!(!leads(p, &["serde"], "serde_json-1.0.154/src/de.rs", false));
+        assert!(!leads(p, "serde", "serde_json-1.0.154/src/de.rs", false));
     }
 }

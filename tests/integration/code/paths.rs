@@ -7,8 +7,8 @@ use predicates::prelude::*;
 
 use crate::util::Env;
 
-/// A Rust workspace whose root is a crate too, and a Python package beside
-/// it. `render` is defined twice, in two crates, so a bare name is a choice.
+/// A Rust workspace whose root is a crate too, a Python package and a Maven
+/// module beside it. `render` is defined twice, in two crates, so a bare name is a choice.
 fn project() -> Env {
     let env = Env::empty();
     env.write(
@@ -39,6 +39,14 @@ fn project() -> Env {
     env.write(
         "py/shop/billing/invoice.py",
         "class Invoice:\n    def total(self):\n        \"\"\"Sums the lines.\"\"\"\n        return sum(self.lines)\n",
+    );
+    env.write(
+        "java/core/pom.xml",
+        "<project><artifactId>store-core</artifactId></project>\n",
+    );
+    env.write(
+        "java/core/src/main/java/com/acme/Store.java",
+        "package com.acme;\n\npublic class Store {\n    public int total() {\n        return 0;\n    }\n}\n",
     );
     env.ctx(&["build"]).assert().success();
     env
@@ -77,6 +85,14 @@ fn a_path_through_crates_and_modules_names_the_symbol() {
         (
             "Invoice.total".to_string(),
             "py/shop/billing/invoice.py".to_string()
+        )
+    );
+    // A Java package is directories inside its module, not the module.
+    assert_eq!(
+        found(&env, "com.acme.Store.total"),
+        (
+            "Store.total".to_string(),
+            "java/core/src/main/java/com/acme/Store.java".to_string()
         )
     );
     // Without a path, `render` is still a choice between the two crates.
