@@ -4,10 +4,10 @@
 //! punctuation), so the caller confirms each chunk; the index only spares it
 //! reading the pack.
 
-use tantivy::TantivyDocument;
 use tantivy::collector::DocSetCollector;
-use tantivy::query::{BooleanQuery, Occur, Query};
+use tantivy::query::{BooleanQuery, FuzzyTermQuery, Occur, Query};
 use tantivy::schema::{Field, Value};
+use tantivy::{TantivyDocument, Term};
 
 use super::reader::IndexReader;
 use super::{REC_CHUNK, index_err, tokenizer};
@@ -38,6 +38,19 @@ impl IndexReader {
     pub fn symbols_named(&self, key: &str) -> Result<Vec<String>> {
         let f = self.fields;
         let must = vec![exact(f.names, key), exact(f.scope, "docs")];
+        self.ids_of(BooleanQuery::new(must))
+    }
+
+    /// IDs of the `docs` symbol chunks with a name key within `distance`
+    /// edits of `key` (a transposition is one), in no particular order: for
+    /// "similar names" when nothing answers to `key` itself.
+    pub fn symbols_named_like(&self, key: &str, distance: u8) -> Result<Vec<String>> {
+        let f = self.fields;
+        let fuzzy = FuzzyTermQuery::new(Term::from_field_text(f.names, key), distance, true);
+        let must = vec![
+            (Occur::Must, Box::new(fuzzy) as Box<dyn Query>),
+            exact(f.scope, "docs"),
+        ];
         self.ids_of(BooleanQuery::new(must))
     }
 

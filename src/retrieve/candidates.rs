@@ -7,7 +7,7 @@ use super::Duplicate;
 use super::fold::{counterpart, near_duplicate};
 use super::implicit::{dir, package_name};
 use crate::chunk::code::language_by_name;
-use crate::chunk::{Chunk, DeclaredMember};
+use crate::chunk::{Chunk, DeclaredMember, Symbol};
 
 /// One symbol: its chunks (several when it was split into parts).
 pub(super) struct Found {
@@ -271,15 +271,21 @@ fn declared_named<'c>(
             .iter()
             .filter(|m| m.name.eq_ignore_ascii_case(name))
         {
-            let separator = c
-                .lang
-                .as_deref()
-                .and_then(language_by_name)
-                .map_or(".", |lang| lang.separator);
-            out.push((c, m, format!("{}{separator}{}", sym.qualified, m.name)));
+            out.push((c, m, member_qualified(c, sym, m)));
         }
     }
     out
+}
+
+/// The qualified name of `m`, a member `container` (the symbol of `c`)
+/// declares, in its language's spelling: `Filter::accept`, `Dialer.Timeout`.
+pub(super) fn member_qualified(c: &Chunk, container: &Symbol, m: &DeclaredMember) -> String {
+    let separator = c
+        .lang
+        .as_deref()
+        .and_then(language_by_name)
+        .map_or(".", |lang| lang.separator);
+    format!("{}{separator}{}", container.qualified, m.name)
 }
 
 /// Folds each declaration into the one definition it declares, found by

@@ -18,6 +18,7 @@ pub mod preview;
 pub mod refs;
 mod scope;
 pub mod search;
+mod similar;
 pub mod symbol;
 pub mod window;
 

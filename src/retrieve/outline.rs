@@ -7,10 +7,9 @@
 
 use serde::Serialize;
 
-use super::candidates::Found;
+use super::candidates::{Found, member_qualified};
 use super::get::{entry_cost, outline_line, skeleton, without_blank_start};
 use super::window;
-use crate::chunk::code::language_by_name;
 use crate::chunk::{Chunk, DeclaredMember};
 use crate::tokens;
 
@@ -188,12 +187,6 @@ fn declared_members(f: &Found, chunks: &[Chunk], rows: &[&str], own: &[Member]) 
     let Some(sym) = &f.whole.symbol else {
         return Vec::new();
     };
-    let separator = f
-        .whole
-        .lang
-        .as_deref()
-        .and_then(language_by_name)
-        .map_or(".", |lang| lang.separator);
     let depth = f.whole.title_path.len().saturating_sub(1);
     sym.declared
         .iter()
@@ -208,7 +201,7 @@ fn declared_members(f: &Found, chunks: &[Chunk], rows: &[&str], own: &[Member]) 
                 .find(|c| c.lines[0] <= m.lines[0] && m.lines[0] <= c.lines[1])
                 .map_or(&f.whole.id, |c| &c.id)
                 .clone(),
-            symbol: format!("{}{separator}{}", sym.qualified, m.name),
+            symbol: member_qualified(&f.whole, sym, m),
             lines: m.lines,
             signature: format!("{}{}", "    ".repeat(depth), declaration_line(m, rows)),
         })

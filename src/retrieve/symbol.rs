@@ -188,7 +188,14 @@ impl Retriever {
                     super::counted(found.len(), "symbol", "symbols"),
                     places(&found)
                 ),
-                None => format!("try `ctx search \"{}\" --kind code`", opts.name),
+                None => {
+                    let search = format!("try `ctx search \"{}\" --kind code`", opts.name);
+                    let similar = self.similar_names(opts.name.trim(), file)?;
+                    match similar.is_empty() {
+                        true => search,
+                        false => format!("similar names: {}; or {search}", similar.join(", ")),
+                    }
+                }
             };
             return Err(Error::Invalid(format!(
                 "no symbol `{}`{} in this pack; {next}",
@@ -346,7 +353,7 @@ impl Retriever {
     /// The names the project root goes by, which a path may start with: its
     /// directory's (a Python package's root holds its `__init__.py`) and
     /// those its own manifests declare (the crate a root `src/` builds).
-    fn root_names(&self) -> Vec<String> {
+    pub(super) fn root_names(&self) -> Vec<String> {
         let own = self
             .seg
             .root

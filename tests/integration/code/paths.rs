@@ -125,3 +125,32 @@ fn a_path_that_leads_nowhere_names_the_symbols_of_its_tail() {
             "error: no symbol `acme_util::fmt::paint` in this pack; try `ctx search \"acme_util::fmt::paint\" --kind code`",
         ));
 }
+
+#[test]
+fn a_misspelt_name_gets_the_names_close_to_it() {
+    let env = project();
+    // One edit from `render`: a name once, at the place the path names
+    // (`ctx symbol render` lists both crates').
+    env.ctx(&["symbol", "--no-build", "acme_util::fmt::rendr"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "error: no symbol `acme_util::fmt::rendr` in this pack; similar names: `render` (crates/util/src/fmt/mod.rs:1); or try `ctx search \"acme_util::fmt::rendr\" --kind code`",
+        ));
+    // A transposition is one edit; the container named comes first.
+    env.ctx(&["symbol", "--no-build", "Config::laod"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "similar names: `Config::load` (src/config.rs:6); or try",
+        ));
+    // Too short a name to correct, or too far from any: the search is offered.
+    for far in ["Config::lo", "Config::unload_everything"] {
+        env.ctx(&["symbol", "--no-build", far])
+            .assert()
+            .code(2)
+            .stderr(predicate::str::contains(format!(
+                "error: no symbol `{far}` in this pack; try `ctx search \"{far}\" --kind code`"
+            )));
+    }
+}

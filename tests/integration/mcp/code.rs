@@ -62,6 +62,7 @@ fn symbol_and_file_outline_over_mcp() {
                 call("ctx_symbol", json!({"name": "max_depth"})),
                 call("ctx_symbol", json!({"name": "crate::sample::is_hidden"})),
                 call("ctx_symbol", json!({"name": "elsewhere::is_hidden"})),
+                call("ctx_symbol", json!({"name": "WalkBuilder::buld"})),
             ]),
         );
         let steps = report["steps"].as_array().expect("steps");
@@ -243,5 +244,11 @@ fn symbol_and_file_outline_over_mcp() {
             &steps[20],
             r#"no symbol `elsewhere::is_hidden` in this pack; ctx_symbol {"name":"is_hidden"} names "#,
         );
+        // A misspelt name gets the names close to it, then the search.
+        assert_tool_error(
+            &steps[21],
+            "no symbol `WalkBuilder::buld` in this pack; similar names: `WalkBuilder::build` (rust/sample.rs:",
+        );
+        assert_tool_error(&steps[21], "; or try ctx_search {");
     }
 }
