@@ -19,8 +19,8 @@ use crate::sources::Package;
 /// Where the chunks of a pack are, as the names a path may give them.
 pub(super) struct Places<'a> {
     packages: &'a [Package],
-    /// The names the project root's own manifests declare (the crate a
-    /// `src/` at the root builds).
+    /// The names the project root goes by: its directory's and those its
+    /// own manifests declare (the crate a `src/` at the root builds).
     root: Vec<String>,
     /// Each document's way from the root, worked out once.
     seen: HashMap<String, Vec<Place>>,
@@ -37,7 +37,7 @@ struct Place {
 
 impl<'a> Places<'a> {
     /// The places of a project whose packages are `packages` and whose root
-    /// manifests declare `root`.
+    /// goes by `root`.
     pub(super) fn new(packages: &'a [Package], root: Vec<String>) -> Places<'a> {
         Places {
             packages,

@@ -97,38 +97,12 @@ pub(super) fn outline(
         .collect();
     let all_members: usize = costs.iter().sum();
     let end = first.saturating_sub(1).max(from);
-    let (header, last) = if any_declared {
-        // The header is what comes before the first member: the doc comment
-        // and the declaration's opening line. Declared members are in the
-        // container's own chunk, whose skeleton would show them twice.
-        let before = rows.get(from.saturating_sub(1)..end.min(rows.len()))?;
-        let raw: String = before.concat();
-        if tokens::estimate(&raw) + all_members <= budget {
-            (raw, end)
-        } else {
-            let mut head = f.whole.clone();
-            head.text = raw;
-            let sk = skeleton(&head);
-            if tokens::estimate(&sk) <= budget / 2 {
-                (sk, end)
-            } else {
-                // A long doc comment (Go's `http.Transport`) keeps its
-                // first paragraph, so that members fit beside it.
-                let cut = window::cut(before, from, from, budget / 2);
-                (cut.text, cut.last.max(from))
-            }
-        }
-    } else {
-        // The header as written (fields, attributes) when it fits with every
-        // member; its skeleton otherwise, so that the budget named for the
-        // members left out is the one that shows them.
-        let raw = without_blank_start(f.whole.text.trim_end()).to_string() + "\n";
-        let header = if tokens::estimate(&raw) + all_members <= budget {
-            raw
-        } else {
-            skeleton(&f.whole)
-        };
-        (header, end.min(f.whole.lines[1]).max(from))
+    let (header, last) = match any_declared {
+        true => header_before(f, rows, end, all_members, budget)?,
+        false => (
+            header_of_chunk(f, all_members, budget),
+            end.min(f.whole.lines[1]).max(from),
+        ),
     };
     let mut used = tokens::estimate(&header);
     let mut shown = Vec::new();
@@ -158,6 +132,48 @@ pub(super) fn outline(
         }),
         members: shown,
     })
+}
+
+/// The header of `f` when it declares members: its lines up to `end`
+/// (the doc comment and the declaration's opening line; its own chunk holds
+/// the members too, and its skeleton would show them twice), as written when
+/// that fits beside every member, else their skeleton, else, for a long doc
+/// comment (Go's `http.Transport`), cut to its first paragraph so that
+/// members fit beside it. With the header's last line.
+fn header_before(
+    f: &Found,
+    rows: &[&str],
+    end: usize,
+    all_members: usize,
+    budget: usize,
+) -> Option<(String, usize)> {
+    let from = f.lines[0];
+    let before = rows.get(from.saturating_sub(1)..end.min(rows.len()))?;
+    let raw: String = before.concat();
+    if tokens::estimate(&raw) + all_members <= budget {
+        return Some((raw, end));
+    }
+    let mut head = f.whole.clone();
+    head.text = raw;
+    let sk = skeleton(&head);
+    if tokens::estimate(&sk) <= budget / 2 {
+        return Some((sk, end));
+    }
+    let cut = window::cut(before, from, from, budget / 2);
+    Some((cut.text, cut.last.max(from)))
+}
+
+/// The header of a container whose members all have chunks: its own chunk
+/// as written (fields, attributes) when it fits with every member; its
+/// skeleton otherwise, so that the budget named for the members left out is
+/// the one that shows them.
+fn header_of_chunk(f: &Found, all_members: usize, budget: usize) -> String {
+    let raw = without_blank_start(f.whole.text.trim_end()).to_string() + "\n";
+    if tokens::estimate(&raw) + all_members <= budget {
+        raw
+    } else {
+        skeleton(&f.whole)
+    }
 }
 
 /// The symbols with chunks of their own inside `f`, with their own lines
