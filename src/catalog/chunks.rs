@@ -275,7 +275,9 @@ impl Catalog {
         Ok(())
     }
 
-    /// The chunks with these IDs that still exist, in document order.
+    /// The chunks with these IDs that still exist, in document order, their
+    /// `text_sha256` left empty (a symbol lookup reads thousands for a
+    /// common name, and no reader of them checks it).
     pub fn chunks_by_id(&self, ids: &[String]) -> Result<Vec<Chunk>> {
         let ids = serde_json::to_string(ids)
             .map_err(|e| Error::Invalid(format!("cannot encode chunk IDs: {e}")))?;
@@ -289,7 +291,7 @@ impl Catalog {
         let mut cache = PageCache::default();
         while let Some(row) = rows.next().map_err(|e| self.err(e))? {
             let stored = decode_row(row).map_err(|e| self.err(e))?;
-            out.push(self.with_text(stored, &mut cache)?);
+            out.push(self.with_text_unhashed(stored, &mut cache)?);
         }
         Ok(out)
     }

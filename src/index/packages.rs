@@ -259,20 +259,13 @@ mod tests {
             .collect()
     }
 
-    fn declaring(dir: &str, names: &[&str]) -> Package {
-        Package {
-            dir: dir.into(),
-            names: names.iter().map(|n| n.to_string()).collect(),
-        }
-    }
-
     #[test]
     fn a_declared_name_names_its_directory_too() {
         let ws = vec![
-            declaring("crates/searcher", &["grep-searcher"]),
-            declaring("query-grammar", &["tantivy-query-grammar"]),
-            declaring("packages/core", &["@babel/core"]),
-            declaring("crates/regex", &["regex"]),
+            Package::declaring("crates/searcher", &["grep-searcher"]),
+            Package::declaring("query-grammar", &["tantivy-query-grammar"]),
+            Package::declaring("packages/core", &["@babel/core"]),
+            Package::declaring("crates/regex", &["regex"]),
         ];
         for (q, want) in [
             (
@@ -298,7 +291,10 @@ mod tests {
         assert_eq!(declared_dir("grep_searcher", &ws), Some("crates/searcher"));
         assert_eq!(declared_dir("@babel/core", &ws), Some("packages/core"));
         assert_eq!(declared_dir("searcher", &ws), None);
-        let twice = [declaring("a/x", &["x"]), declaring("b/x", &["x"])];
+        let twice = [
+            Package::declaring("a/x", &["x"]),
+            Package::declaring("b/x", &["x"]),
+        ];
         assert_eq!(declared_dir("x", &twice), None);
         let aliases: Vec<Vec<&str>> = ws.iter().map(aliases).collect();
         assert_eq!(

@@ -132,23 +132,23 @@ fn way_to(doc: &str, packages: &[Package], root: &[String], rust: bool) -> Vec<P
 /// The ways to read `name` (`.` for `::`, as [`super::candidates::canon`]
 /// gives it) as a path and a qualified name after it, the shortest path
 /// first: `a.b.C.f` is `[a]` + `b.C.f`, then `[a, b]` + `C.f`, then
-/// `[a, b, C]` + `f`. A part of the path has `-` read as `_`
-/// (`grep-searcher` is `grep_searcher` in code); a Go import path's `/`
-/// separates parts too.
+/// `[a, b, C]` + `f`; the path's parts as [`path_parts`] gives them.
 pub(super) fn splits(name: &str) -> Vec<(Vec<String>, String)> {
     let parts: Vec<&str> = name.split('.').collect();
     (1..parts.len())
         .filter(|&k| parts[..k].iter().all(|p| !p.is_empty()))
-        .map(|k| {
-            let path = parts[..k]
-                .iter()
-                .flat_map(|p| p.split('/'))
-                .filter(|p| !p.is_empty())
-                .map(|p| p.replace('-', "_"))
-                .collect();
-            (path, parts[k..].join("."))
-        })
+        .map(|k| (path_parts(&parts[..k].join(".")), parts[k..].join(".")))
         .filter(|(_, rest)| !rest.is_empty())
+        .collect()
+}
+
+/// The parts of a path written `a.b` (`.` for `::`) or, as Go imports
+/// are, `net/http`, each with `-` read as `_` (`grep-searcher` is
+/// `grep_searcher` in code).
+pub(super) fn path_parts(path: &str) -> Vec<String> {
+    path.split(['.', '/'])
+        .filter(|p| !p.is_empty())
+        .map(|p| p.replace('-', "_"))
         .collect()
 }
 
@@ -198,13 +198,6 @@ pub(super) fn candidates_by_path(
 mod tests {
     use super::*;
 
-    fn package(dir: &str, names: &[&str]) -> Package {
-        Package {
-            dir: dir.into(),
-            names: names.iter().map(|n| n.to_string()).collect(),
-        }
-    }
-
     #[test]
     fn a_name_splits_into_a_path_and_a_qualified_name_shortest_path_first() {
         let owned = |path: &[&str], rest: &str| {
@@ -244,8 +237,8 @@ mod tests {
     #[test]
     fn a_path_names_places_on_the_way_to_the_file_in_order() {
         let packages = [
-            package("crates/searcher", &["grep-searcher"]),
-            package("core", &["acme-core"]),
+            Package::declaring("crates/searcher", &["grep-searcher"]),
+            Package::declaring("core", &["acme-core"]),
         ];
         let mut places = Places::new(&packages, vec!["ripgrep".into()]);
         let p = &mut places;
@@ -281,10 +274,10 @@ mod tests {
     #[test]
     fn a_registry_crate_is_named_without_its_version_and_not_by_another_crate_s_module() {
         let packages = [
-            package("regex-1.13.1", &["regex"]),
-            package("regex-automata-0.4.18", &["regex-automata"]),
-            package("serde_json-1.0.154", &["serde_json"]),
-            package("tantivy-fst-0.5.0", &["tantivy-fst"]),
+            Package::declaring("regex-1.13.1", &["regex"]),
+            Package::declaring("regex-automata-0.4.18", &["regex-automata"]),
+            Package::declaring("serde_json-1.0.154", &["serde_json"]),
+            Package::declaring("tantivy-fst-0.5.0", &["tantivy-fst"]),
         ];
         let mut places = Places::new(&packages, Vec::new());
         let p = &mut places;

@@ -212,9 +212,7 @@ fn declared_members(f: &Found, chunks: &[Chunk], rows: &[&str], own: &[Member]) 
         })
         .map(|m| Member {
             // The part of a split container that holds the member.
-            id: chunks
-                .iter()
-                .find(|c| c.lines[0] <= m.lines[0] && m.lines[0] <= c.lines[1])
+            id: part_holding(chunks, m.lines[0])
                 .map_or(&f.whole.id, |c| &c.id)
                 .clone(),
             symbol: member_qualified(&f.whole, sym, m),
@@ -222,6 +220,14 @@ fn declared_members(f: &Found, chunks: &[Chunk], rows: &[&str], own: &[Member]) 
             signature: format!("{}{}", "    ".repeat(depth), declaration_line(m, rows)),
         })
         .collect()
+}
+
+/// The chunk among `chunks` (a document's, in order) holding `line`: the
+/// part of a split container a declared member is in.
+pub(super) fn part_holding(chunks: &[Chunk], line: usize) -> Option<&Chunk> {
+    chunks
+        .iter()
+        .find(|c| c.lines[0] <= line && line <= c.lines[1])
 }
 
 /// The first line of a declared member that is code (not its doc comment

@@ -4,7 +4,7 @@
 
 use super::Retriever;
 use super::candidates::{canon, in_place, member_qualified};
-use super::modpath::Places;
+use super::modpath::{Places, path_parts};
 use crate::error::Result;
 use crate::index::name_key;
 
@@ -32,11 +32,7 @@ impl Retriever {
         let ids = self.reader.symbols_named_like(&key, distance)?;
         let packages = self.catalog.packages()?;
         let mut places = Places::new(&packages, self.root_names());
-        let path: Vec<String> = container
-            .split(['.', '/'])
-            .filter(|p| !p.is_empty())
-            .map(|p| p.replace('-', "_"))
-            .collect();
+        let path = path_parts(container);
         // (not in a container named so, not at a place the path names, edits,
         // parts of its name, name, what is shown)
         let mut found: Vec<(bool, bool, usize, usize, String, String)> = Vec::new();

@@ -221,10 +221,7 @@ impl Retriever {
         // A declared member's text is in whichever part of its container
         // holds its lines.
         let id = match f.declared_in {
-            Some(_) => chunks
-                .iter()
-                .find(|c| c.lines[0] <= f.lines[0] && f.lines[0] <= c.lines[1])
-                .map_or(&f.whole.id, |c| &c.id),
+            Some(_) => outline::part_holding(&chunks, f.lines[0]).map_or(&f.whole.id, |c| &c.id),
             None => &f.whole.id,
         };
         let mut window = Window {

@@ -37,6 +37,15 @@ pub struct Package {
 }
 
 impl Package {
+    /// The package at `dir` whose manifests declare `names` (for tests).
+    #[cfg(test)]
+    pub fn declaring(dir: &str, names: &[&str]) -> Package {
+        Package {
+            dir: dir.into(),
+            names: names.iter().map(|n| n.to_string()).collect(),
+        }
+    }
+
     /// The line the catalog stores: the directory, then each name, tab-separated.
     pub fn to_line(&self) -> String {
         std::iter::once(self.dir.as_str())
