@@ -165,6 +165,17 @@ pub fn dir_name(dir: &str) -> Option<String> {
     (!name.is_empty()).then_some(name)
 }
 
+/// The innermost package holding `doc`, if any but the root.
+pub fn holding<'a>(doc: &str, packages: &'a [Package]) -> Option<&'a Package> {
+    packages
+        .iter()
+        .filter(|p| {
+            doc.strip_prefix(p.dir.as_str())
+                .is_some_and(|rest| rest.starts_with('/'))
+        })
+        .max_by_key(|p| p.dir.len())
+}
+
 /// The directory of the one package that declares the name `name`
 /// (`grep-searcher` is `crates/searcher`), in any spelling a query may use.
 pub fn declared_dir<'a>(name: &str, packages: &'a [Package]) -> Option<&'a str> {

@@ -9,13 +9,15 @@
 use serde::Serialize;
 
 use super::candidates::canon;
-use super::get::{entry_cost, outline_line};
+use super::get::outline_line;
 use super::implicit;
 use super::reading_order;
 use crate::catalog::Catalog;
 use crate::chunk::code::super_name;
 use crate::chunk::{Chunk, Symbol};
 use crate::error::Result;
+use crate::index::packages;
+use crate::sources::Package;
 
 /// Method names listed on an impl block's line before the rest are counted.
 const NAMES_SHOWN: usize = 8;
@@ -38,6 +40,19 @@ pub struct Attached {
     pub line: String,
     /// What it is to the type.
     pub relation: Relation,
+}
+
+impl Attached {
+    /// Its lines, after its document when that is not `home` (the owner's):
+    /// `15-28`, or `archive/zip/reader.go:15-28` for an implementor elsewhere.
+    pub fn place(&self, home: &str) -> String {
+        let [a, b] = self.lines;
+        if self.doc == home {
+            format!("{a}-{b}")
+        } else {
+            format!("{}:{a}-{b}", self.doc)
+        }
+    }
 }
 
 /// How an [`Attached`] entry relates to the type.
@@ -103,18 +118,32 @@ impl MoreAttached {
 /// The impl blocks and the methods of `owner` found in `pool` (chunks whose
 /// symbol mentions its name), and the impl blocks and types that name it as
 /// a supertype, in document and line order. Code of a same-named type in
-/// another file is not the owner's: other files count only when `pool`
-/// defines the name once.
-pub fn attached_to(owner: &Owner<'_>, pool: &[Chunk]) -> Vec<Attached> {
+/// another file is not the owner's: other files count when `pool` defines
+/// the name once, or when they are in the owner's package (see [`unit`])
+/// and the package defines it once (serde_json's `Value` has its impl
+/// blocks in five files, toml and toml_edit their own `Value`).
+pub fn attached_to(owner: &Owner<'_>, pool: &[Chunk], packages: &[Package]) -> Vec<Attached> {
     let first_parts = || {
         pool.iter()
             .filter(|c| !c.is_later_part())
             .filter_map(|c| c.symbol.as_ref().map(|s| (c, s)))
     };
-    let definitions = first_parts()
-        .filter(|(_, s)| s.kind != "impl" && s.name == owner.name && !is_member(&s.qualified))
-        .count();
-    let in_scope = |c: &Chunk| c.doc == owner.doc || definitions <= 1;
+    let defines = |s: &Symbol| s.kind != "impl" && s.name == owner.name && !is_member(&s.qualified);
+    let definitions: Vec<&str> = first_parts()
+        .filter(|(_, s)| defines(s))
+        .map(|(c, _)| c.doc.as_str())
+        .collect();
+    let home = unit(owner.doc, packages);
+    let home_defines_once = definitions
+        .iter()
+        .filter(|d| unit(d, packages) == home)
+        .count()
+        <= 1;
+    let in_scope = |c: &Chunk| {
+        c.doc == owner.doc
+            || definitions.len() <= 1
+            || (home_defines_once && unit(&c.doc, packages) == home)
+    };
     let extends = |s: &Symbol| s.supers.iter().any(|t| super_name(t) == owner.name);
     let is_owner = |c: &Chunk, at: [usize; 2]| c.doc == owner.doc && at == owner.lines;
     // A Go supertype written with its package (`io.Reader`) names the owner
@@ -199,8 +228,8 @@ pub fn attached_to(owner: &Owner<'_>, pool: &[Chunk]) -> Vec<Attached> {
 /// Everything listed under the window of `owner` (whose symbol is `symbol`):
 /// [`attached_to`] over `pool` (the chunks whose symbol mentions its name)
 /// and the chunks [`with_members`] adds, and a Go interface's implicit
-/// implementors: sources before tests, benches, examples and fixtures, each
-/// in document and line order.
+/// implementors: the owner's file first, then sources before tests,
+/// benches, examples and fixtures, each in document and line order.
 pub fn collect(
     catalog: &Catalog,
     owner: &Owner<'_>,
@@ -208,7 +237,7 @@ pub fn collect(
     pool: Vec<Chunk>,
 ) -> Result<Vec<Attached>> {
     let pool = with_members(catalog, owner.name, pool)?;
-    let mut list = attached_to(owner, &pool);
+    let mut list = attached_to(owner, &pool, &catalog.packages()?);
     if let Some(s) = symbol.filter(|s| s.kind == "interface") {
         for found in super::implicit::implementors(catalog, s, owner.doc)? {
             if !list.iter().any(|a| a.id == found.id) {
@@ -216,7 +245,12 @@ pub fn collect(
             }
         }
     }
-    list.sort_by(|a, b| reading_order(&a.doc, a.lines[0]).cmp(&reading_order(&b.doc, b.lines[0])));
+    // The owner's own file first: its inherent impl blocks are what is
+    // most often wanted, and they name no path.
+    list.sort_by(|a, b| {
+        (a.doc != owner.doc, reading_order(&a.doc, a.lines[0]))
+            .cmp(&(b.doc != owner.doc, reading_order(&b.doc, b.lines[0])))
+    });
     Ok(list)
 }
 
@@ -250,9 +284,11 @@ fn with_members(catalog: &Catalog, name: &str, mut pool: Vec<Chunk>) -> Result<V
 /// Keeps the entries of `list` that fit in `budget` tokens after the
 /// window's `used_before`; the rest are counted, with the budget that shows
 /// them and the whole window (`window_whole`). Returns what the list costs.
+/// `home` is the owner's document, whose entries are shown without it.
 pub fn fit(
     list: Vec<Attached>,
     owner: &str,
+    home: &str,
     budget: usize,
     used_before: usize,
     window_whole: usize,
@@ -260,14 +296,26 @@ pub fn fit(
     if list.is_empty() {
         return (list, 0, None);
     }
-    // What the first `k` entries cost with the heading they get.
-    let mut entries = 0;
-    let cost: Vec<usize> = std::iter::once(0)
-        .chain(list.iter().enumerate().map(|(k, a)| {
-            entries += entry_cost(&a.id, a.lines, &a.line);
-            crate::tokens::estimate(&heading(owner, &list[..=k])) + entries
-        }))
+    // What the first `k` entries cost with the heading they get, estimated
+    // as one text (estimates of pieces, each rounded, would not add up to
+    // the text's). The heading changes at most twice along the list.
+    let entries: Vec<String> = list
+        .iter()
+        .map(|a| format!("[{}] {}  {}\n", a.id, a.place(home), a.line))
         .collect();
+    let mut cost = vec![0];
+    let mut text = (String::new(), crate::tokens::Running::default());
+    for k in 0..list.len() {
+        let top = heading(owner, &list[..=k]);
+        if text.0 != top {
+            text.1 = crate::tokens::Running::default();
+            text.1.push(&top);
+            entries[..k].iter().for_each(|e| text.1.push(e));
+            text.0 = top;
+        }
+        text.1.push(&entries[k]);
+        cost.push(text.1.value());
+    }
     let whole = cost[list.len()];
     let room = budget.saturating_sub(used_before);
     let shown = (1..cost.len())
@@ -327,6 +375,16 @@ fn container(qualified: &str) -> String {
     q.rsplit_once('.')
         .map(|(c, _)| c.to_string())
         .unwrap_or_default()
+}
+
+/// Where a name defined once means the same thing throughout: a Go file's
+/// directory (its package), otherwise the package holding the file (the
+/// root's when none does).
+fn unit<'a>(doc: &'a str, packages: &'a [Package]) -> &'a str {
+    if doc.ends_with(".go") {
+        return implicit::dir(doc);
+    }
+    packages::holding(doc, packages).map_or("", |p| p.dir.as_str())
 }
 
 fn is_member(qualified: &str) -> bool {

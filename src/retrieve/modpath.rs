@@ -89,10 +89,7 @@ fn way_to(doc: &str, packages: &[Package], root: &[String], rust: bool) -> Vec<P
     let underscored = |s: &str| s.replace('-', "_");
     let keywords = ["crate", "self", "super"].map(String::from);
     let (dirs, file) = doc.rsplit_once('/').unwrap_or(("", doc));
-    let package = packages
-        .iter()
-        .filter(|p| doc.starts_with(&format!("{}/", p.dir)))
-        .max_by_key(|p| p.dir.len());
+    let package = packages::holding(doc, packages);
     let mut way = vec![Place {
         names: root
             .iter()

@@ -288,6 +288,7 @@ impl Retriever {
             let (list, cost, more) = attached::fit(
                 list,
                 &f.qualified,
+                &f.whole.doc,
                 budget.applied,
                 window.token_est,
                 full_token_est,

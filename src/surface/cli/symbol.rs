@@ -134,12 +134,17 @@ pub(super) fn symbol(cli: &Cli, p: &Printer, args: &SymbolArgs) -> anyhow::Resul
         sanitize(&text)
     ));
     for m in &w.members {
-        entry_line(p, &m.id, m.lines, &m.signature);
+        entry_line(
+            p,
+            &m.id,
+            &format!("{}-{}", m.lines[0], m.lines[1]),
+            &m.signature,
+        );
     }
     if !w.attached.is_empty() {
         p.text(&attached::heading(&w.symbol, &w.attached));
         for a in &w.attached {
-            entry_line(p, &a.id, a.lines, &a.line);
+            entry_line(p, &a.id, &a.place(&w.doc), &a.line);
         }
     }
     if let Some(more) = &w.more_attached {
@@ -193,12 +198,11 @@ pub(super) fn symbol(cli: &Cli, p: &Printer, args: &SymbolArgs) -> anyhow::Resul
 }
 
 /// `[ID] a-b  text`: a member or an attached block, with what shows it.
-fn entry_line(p: &Printer, id: &str, lines: [usize; 2], text: &str) {
+fn entry_line(p: &Printer, id: &str, place: &str, text: &str) {
     p.text(&format!(
-        "{} {}-{}  {}\n",
+        "{} {}  {}\n",
         p.accent(&format!("[{id}]")),
-        lines[0],
-        lines[1],
+        sanitize_name(place),
         sanitize(text)
     ));
 }

@@ -234,10 +234,7 @@ fn render_attached(w: &Window) -> String {
         out.push('\n');
         out.push_str(attached::heading(&w.symbol, &w.attached).trim_end());
         for a in &w.attached {
-            out.push_str(&format!(
-                "\n[{}] {}-{}  {}",
-                a.id, a.lines[0], a.lines[1], a.line
-            ));
+            out.push_str(&format!("\n[{}] {}  {}", a.id, a.place(&w.doc), a.line));
         }
     }
     if let Some(more) = &w.more_attached {

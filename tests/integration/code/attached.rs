@@ -28,42 +28,45 @@ fn a_type_window_lists_its_impl_blocks_and_their_methods() {
     let out = env.json(&["symbol", "Polygon"]);
     assert_eq!(out["kind"], "struct", "{out}");
     let attached = out["attached"].as_array().expect("attached").clone();
+    // The type's own file first.
     assert_eq!(
         listed(&out, "doc"),
-        ["src/ops.rs", "src/shape.rs", "src/shape.rs"],
+        ["src/shape.rs", "src/shape.rs", "src/ops.rs"],
         "{out}"
     );
     assert_eq!(
         listed(&out, "symbol"),
         [
-            "impl PartialEq for Polygon",
             "impl Polygon",
-            "impl fmt::Display for Polygon"
+            "impl fmt::Display for Polygon",
+            "impl PartialEq for Polygon"
         ],
         "{out}"
     );
     assert_eq!(
         listed(&out, "line"),
         [
-            "impl PartialEq for Polygon { eq }",
             "impl Polygon { triangle, sides }",
-            "impl fmt::Display for Polygon { fmt }"
+            "impl fmt::Display for Polygon { fmt }",
+            "impl PartialEq for Polygon { eq }"
         ],
         "{out}"
     );
-    assert_eq!(attached[1]["lines"], serde_json::json!([13, 22]), "{out}");
+    assert_eq!(attached[0]["lines"], serde_json::json!([13, 22]), "{out}");
 
     // The text answer prints them under the window, each with the ID that
-    // shows it; that ID is the impl block.
+    // shows it; that ID is the impl block. An entry in another file names it.
     let (text, _) = run(&env, &["symbol", "Polygon"]);
     assert!(
         text.contains(&format!(
-            "}}\nPolygon is also implemented in:\n[{}] 3-7  impl PartialEq for Polygon {{ eq }}\n",
-            attached[0]["id"].as_str().unwrap()
+            "}}\nPolygon is also implemented in:\n[{}] 13-22  impl Polygon {{ triangle, sides }}\n[{}] 24-28  impl fmt::Display for Polygon {{ fmt }}\n[{}] src/ops.rs:3-7  impl PartialEq for Polygon {{ eq }}\n",
+            attached[0]["id"].as_str().unwrap(),
+            attached[1]["id"].as_str().unwrap(),
+            attached[2]["id"].as_str().unwrap()
         )),
         "{text}"
     );
-    let block = env.json(&["symbol", attached[1]["id"].as_str().unwrap()]);
+    let block = env.json(&["symbol", attached[0]["id"].as_str().unwrap()]);
     assert_eq!(block["symbol"], "impl Polygon", "{block}");
     // Asked for by its ID, the struct lists the same blocks, the other
     // file's included.
@@ -232,8 +235,8 @@ fn a_trait_lists_the_impl_blocks_that_implement_it() {
     assert_eq!(
         headers,
         [
-            "impl<'s> crate::visit::Visitor<'s> for Log",
-            "impl<'s> Visitor<'s> for Count"
+            "impl<'s> Visitor<'s> for Count",
+            "impl<'s> crate::visit::Visitor<'s> for Log"
         ],
         "{out}"
     );
@@ -241,8 +244,8 @@ fn a_trait_lists_the_impl_blocks_that_implement_it() {
     assert_eq!(
         listed(&out, "line"),
         [
-            "impl<'s> crate::visit::Visitor<'s> for Log { visit }",
-            "impl<'s> Visitor<'s> for Count { visit }"
+            "impl<'s> Visitor<'s> for Count { visit }",
+            "impl<'s> crate::visit::Visitor<'s> for Log { visit }"
         ],
         "{out}"
     );
@@ -305,7 +308,7 @@ fn a_java_interface_lists_what_implements_or_extends_it() {
     let audit = out["attached"][0]["id"].as_str().unwrap();
     assert!(
         text.contains(&format!(
-            "Listener is extended or implemented by:\n[{audit}] 3-9  public final class Audit"
+            "Listener is extended or implemented by:\n[{audit}] src/Audit.java:3-9  public final class Audit"
         )),
         "{text}"
     );
@@ -377,4 +380,61 @@ fn cpp_and_typescript_subtypes() {
     );
     let out = env.json(&["symbol", "Readable"]);
     assert_eq!(listed(&out, "symbol"), ["Store", "Seekable"], "{out}");
+}
+
+/// A type named like types of other crates lists the impl blocks of its own
+/// crate, in any of its files, and none of another crate's; a name its own
+/// crate defines twice keeps to the owner's file.
+#[test]
+fn a_type_defined_in_several_crates_lists_its_own_crates_blocks() {
+    let env = Env::empty();
+    env.write("Cargo.toml", "[workspace]\nmembers = [\"crates/*\"]\n");
+    env.write("crates/json/Cargo.toml", "[package]\nname = \"json\"\n");
+    env.write(
+        "crates/json/src/value.rs",
+        "pub enum Value {\n    Null,\n    Bool(bool),\n}\n\nimpl Value {\n    pub fn is_null(&self) -> bool {\n        matches!(self, Value::Null)\n    }\n}\n",
+    );
+    env.write(
+        "crates/json/src/from.rs",
+        "use crate::value::Value;\n\nimpl From<bool> for Value {\n    fn from(b: bool) -> Value {\n        Value::Bool(b)\n    }\n}\n",
+    );
+    env.write("crates/toml/Cargo.toml", "[package]\nname = \"toml\"\n");
+    env.write(
+        "crates/toml/src/value.rs",
+        "pub enum Value {\n    Integer(i64),\n}\n",
+    );
+    env.write(
+        "crates/toml/src/convert.rs",
+        "use crate::value::Value;\n\nimpl From<i64> for Value {\n    fn from(i: i64) -> Value {\n        Value::Integer(i)\n    }\n}\n",
+    );
+    let json = env.json(&["symbol", "Value", "--file", "crates/json/src/value.rs"]);
+    assert_eq!(
+        listed(&json, "line"),
+        [
+            "impl Value { is_null }",
+            "impl From<bool> for Value { from }"
+        ],
+        "{json}"
+    );
+    let (text, _) = run(
+        &env,
+        &["symbol", "Value", "--file", "crates/json/src/value.rs"],
+    );
+    assert!(
+        text.contains("  impl From<bool> for Value { from }\n")
+            && text.contains("] crates/json/src/from.rs:3-7  impl From<bool>"),
+        "{text}"
+    );
+    let toml = env.json(&["symbol", "Value", "--file", "crates/toml/src/value.rs"]);
+    assert_eq!(
+        listed(&toml, "line"),
+        ["impl From<i64> for Value { from }"],
+        "{toml}"
+    );
+
+    // A second `Value` in the json crate: which one `from.rs` means is not
+    // known without its imports, so only the owner's own file counts.
+    env.write("crates/json/src/raw.rs", "pub struct Value(String);\n");
+    let json = env.json(&["symbol", "Value", "--file", "crates/json/src/value.rs"]);
+    assert_eq!(listed(&json, "line"), ["impl Value { is_null }"], "{json}");
 }

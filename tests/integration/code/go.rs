@@ -35,14 +35,14 @@ fn a_go_interface_lists_the_types_that_satisfy_it() {
     let out = env.json(&["symbol", "Reader"]);
     assert_eq!(
         listed(&out, "symbol"),
-        ["File", "ReadCloser", "Buf", "Bytes"],
+        ["ReadCloser", "File", "Buf", "Bytes"],
         "{out}"
     );
     assert_eq!(
         listed(&out, "line"),
         [
-            "type File struct { Read }",
             "type ReadCloser interface",
+            "type File struct { Read }",
             "type Buf struct { Read }",
             "type Bytes []byte { Read }"
         ],
@@ -70,7 +70,8 @@ fn a_go_interface_lists_the_types_that_satisfy_it() {
 /// An interface's method set takes in the interfaces it embeds, through
 /// chains; a struct has the methods of the types it embeds, through chains;
 /// an embedded interface the pack does not define leaves the set unknown,
-/// and nothing is listed rather than a guess; tests come after sources.
+/// and nothing is listed rather than a guess; the interface's own file
+/// comes first and tests after sources.
 #[test]
 fn go_embedding_counts_for_interfaces_and_structs() {
     let env = Env::empty();
@@ -106,10 +107,10 @@ fn go_embedding_counts_for_interfaces_and_structs() {
     assert_eq!(
         subtypes("Store"),
         [
+            "type Closing interface",
             "type Locked struct { Get, Put }",
             "type Audited struct { Get, Put }",
             "type Mem struct { Get, Put }",
-            "type Closing interface",
             "type fake struct { Get, Put }",
         ]
         .map(String::from),
@@ -121,11 +122,11 @@ fn go_embedding_counts_for_interfaces_and_structs() {
     assert_eq!(
         subtypes("Getter"),
         [
+            "type Store interface",
             "type Locked struct { Get }",
             "type Audited struct { Get }",
             "type OnlyGet struct { Get }",
             "type Mem struct { Get }",
-            "type Store interface",
             "type fake struct { Get }",
         ]
         .map(String::from),
@@ -260,4 +261,33 @@ fn go_embedding_across_packages_and_package_qualified_names() {
         ["type cfg struct { Check, MarshalYAML }"],
         "{out}"
     );
+}
+
+/// A type named like types of other Go packages lists the methods and
+/// implementors its own package (directory) defines in other files, and
+/// none of the other package's.
+#[test]
+fn a_go_type_defined_in_several_packages_lists_its_own_packages_methods() {
+    let env = Env::empty();
+    env.write(
+        "tar/reader.go",
+        "package tar\n\ntype Reader struct {\n\tr int\n}\n",
+    );
+    env.write(
+        "tar/next.go",
+        "package tar\n\nfunc (tr *Reader) Next() error {\n\treturn nil\n}\n",
+    );
+    env.write(
+        "zip/reader.go",
+        "package zip\n\ntype Reader struct {\n\tfiles []string\n}\n",
+    );
+    env.write(
+        "zip/open.go",
+        "package zip\n\nfunc (z *Reader) Open(name string) error {\n\treturn nil\n}\n",
+    );
+    let tar = env.json(&["symbol", "Reader", "--file", "tar/reader.go"]);
+    assert_eq!(listed(&tar, "symbol"), ["Reader.Next"], "{tar}");
+    assert_eq!(listed(&tar, "doc"), ["tar/next.go"], "{tar}");
+    let zip = env.json(&["symbol", "Reader", "--file", "zip/reader.go"]);
+    assert_eq!(listed(&zip, "symbol"), ["Reader.Open"], "{zip}");
 }
