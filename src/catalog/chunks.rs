@@ -279,6 +279,22 @@ impl Catalog {
     /// `text_sha256` left empty (a symbol lookup reads thousands for a
     /// common name, and no reader of them checks it).
     pub fn chunks_by_id(&self, ids: &[String]) -> Result<Vec<Chunk>> {
+        let mut cache = PageCache::default();
+        self.rows_by_id(ids, |stored| self.with_text_unhashed(stored, &mut cache))
+    }
+
+    /// The chunks with these IDs that still exist, in document order,
+    /// without their text: for questions about their symbols alone.
+    pub fn symbols_by_id(&self, ids: &[String]) -> Result<Vec<Chunk>> {
+        self.rows_by_id(ids, |stored| Ok(stored.chunk))
+    }
+
+    /// The rows with these IDs, in document order, each made a chunk by `make`.
+    fn rows_by_id(
+        &self,
+        ids: &[String],
+        mut make: impl FnMut(Stored) -> Result<Chunk>,
+    ) -> Result<Vec<Chunk>> {
         let ids = serde_json::to_string(ids)
             .map_err(|e| Error::Invalid(format!("cannot encode chunk IDs: {e}")))?;
         let sql = format!(
@@ -288,37 +304,10 @@ impl Catalog {
         let mut out = Vec::new();
         let mut stmt = self.conn.prepare_cached(&sql).map_err(|e| self.err(e))?;
         let mut rows = stmt.query([ids]).map_err(|e| self.err(e))?;
-        let mut cache = PageCache::default();
         while let Some(row) = rows.next().map_err(|e| self.err(e))? {
-            let stored = decode_row(row).map_err(|e| self.err(e))?;
-            out.push(self.with_text_unhashed(stored, &mut cache)?);
+            out.push(make(decode_row(row).map_err(|e| self.err(e))?)?);
         }
         Ok(out)
-    }
-
-    /// The symbol chunks of code in `lang`, in document order, without their
-    /// text: for questions about the symbols alone, at the cost of one scan.
-    pub fn symbols_in(&self, lang: &str) -> Result<Vec<Chunk>> {
-        let stored = self.symbol_rows("instr(extra, ?1) > 0", &format!("\"lang\":\"{lang}\""))?;
-        Ok(stored
-            .into_iter()
-            .map(|s| s.chunk)
-            .filter(|c| c.lang.as_deref() == Some(lang))
-            .collect())
-    }
-
-    /// The rows of `docs` chunks with a symbol that also meet `cond` (on
-    /// `extra`, with `param` as `?1`), in document order, before their text
-    /// is read.
-    fn symbol_rows(&self, cond: &str, param: &str) -> Result<Vec<Stored>> {
-        let sql = format!(
-            "SELECT {COLUMNS} FROM chunks WHERE scope = 'docs' AND instr(extra, '\"symbol\"') > 0
-             AND {cond} ORDER BY doc, ordinal"
-        );
-        let mut stmt = self.conn.prepare(&sql).map_err(|e| self.err(e))?;
-        stmt.query_map([param], decode_row)
-            .and_then(|rows| rows.collect::<rusqlite::Result<Vec<_>>>())
-            .map_err(|e| self.err(e))
     }
 
     /// Counts and sizes for `ctx stats`.

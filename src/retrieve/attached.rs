@@ -230,8 +230,10 @@ pub fn attached_to(owner: &Owner<'_>, pool: &[Chunk], packages: &[Package]) -> V
 /// and the chunks [`with_members`] adds, and a Go interface's implicit
 /// implementors: the owner's file first, then sources before tests,
 /// benches, examples and fixtures, each in document and line order.
+/// `named` gives the IDs of the symbol chunks a name key names.
 pub fn collect(
     catalog: &Catalog,
+    named: &dyn Fn(&str) -> Result<Vec<String>>,
     owner: &Owner<'_>,
     symbol: Option<&Symbol>,
     pool: Vec<Chunk>,
@@ -239,7 +241,7 @@ pub fn collect(
     let pool = with_members(catalog, owner.name, pool)?;
     let mut list = attached_to(owner, &pool, &catalog.packages()?);
     if let Some(s) = symbol.filter(|s| s.kind == "interface") {
-        for found in super::implicit::implementors(catalog, s, owner.doc)? {
+        for found in super::implicit::implementors(catalog, named, s, owner.doc)? {
             if !list.iter().any(|a| a.id == found.id) {
                 list.push(found);
             }

@@ -284,7 +284,9 @@ impl Retriever {
                 Some(_) => self.named(name)?,
                 None => pool,
             };
-            let list = attached::collect(&self.catalog, &owner, f.whole.symbol.as_ref(), pool)?;
+            let named = |key: &str| self.reader.symbols_named(key);
+            let list =
+                attached::collect(&self.catalog, &named, &owner, f.whole.symbol.as_ref(), pool)?;
             let (list, cost, more) = attached::fit(
                 list,
                 &f.qualified,
