@@ -29,8 +29,10 @@ use serde::{Deserialize, Serialize};
 /// required methods, prototypes, variants) listed in its symbol, 17 the
 /// conditionals holding half a C linkage block blanked for the parser and
 /// C++ prototypes found inside file-level conditionals, 18 instance
-/// attributes assigned in `__init__` or a constructor declared by the class.
-pub const CHUNKER_VERSION: u32 = 18;
+/// attributes assigned in `__init__` or a constructor declared by the class,
+/// 19 Python instance attributes assigned in any method, in the body of an
+/// `if`, `try`, `with` or loop too.
+pub const CHUNKER_VERSION: u32 = 19;
 
 /// What kind of source a chunk came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]

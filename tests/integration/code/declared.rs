@@ -127,6 +127,39 @@ fn symbol_finds_a_member_its_container_declares() {
         ));
 }
 
+/// A Python class declares the attributes its methods assign to `self`:
+/// in the body of an `if`, a `try`, a `with` or a `for` too, and in methods other than
+/// `__init__`, each where it is first assigned; a function outside a class
+/// declares none, and a class attribute is not declared again.
+#[test]
+fn a_python_class_declares_what_its_methods_assign_to_self() {
+    let env = Env::empty();
+    env.write(
+        "conn.py",
+        "class Connection:\n    timeout = 5.0\n\n    def __init__(self, host, tls=False):\n        self.host = host\n        if tls:\n            self.context = make_context()\n        else:\n            self.context = None\n        try:\n            self.socket = connect(host)\n        except OSError:\n            self.socket = None\n        with lock:\n            self.tries = 0\n        for attempt in range(3):\n            self.last = attempt\n        self.timeout = 1.0\n\n    def open(self):\n        self.opened = True\n        self.host = None\n\n\ndef helper(self):\n    self.stray = 1\n",
+    );
+    for (name, lines) in [
+        ("Connection.timeout", [2, 2]),
+        ("Connection.host", [5, 5]),
+        ("Connection.context", [7, 7]),
+        ("Connection.socket", [11, 11]),
+        ("Connection.tries", [15, 15]),
+        ("Connection.last", [17, 17]),
+        ("Connection.opened", [21, 21]),
+    ] {
+        let out = env.json(&["symbol", name]);
+        assert_eq!(out["kind"], "field", "{name}: {out}");
+        assert_eq!(out["declared_in"], "class Connection", "{name}: {out}");
+        assert_eq!(out["symbol_lines"], json!(lines), "{name}: {out}");
+    }
+    env.ctx(&["symbol", "stray"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "error: no symbol `stray` in this pack",
+        ));
+}
+
 /// A C++ method defined outside its class names the prototype its class
 /// declares, as a header's prototype is named with its body.
 #[test]

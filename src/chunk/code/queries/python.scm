@@ -35,16 +35,20 @@
 (class_definition body: (block
   (expression_statement (assignment left: (identifier) @declared_name)) @declared.field))
 
-; Instance attributes: `self.name = …` directly in `__init__`'s body (not
-; under an `if`); the class declares each once.
-((class_definition body: (block [
-    (function_definition name: (identifier) @init body: (block
-      (expression_statement (assignment
-        left: (attribute object: (identifier) @self attribute: (identifier) @declared_name)) @declared.field)))
-    (decorated_definition definition: (function_definition name: (identifier) @init body: (block
-      (expression_statement (assignment
-        left: (attribute object: (identifier) @self attribute: (identifier) @declared_name)) @declared.field))))
-  ]))
-  (#eq? @init "__init__")
+; Instance attributes: `self.name = …` in a method's body, directly or in
+; the body of an `if`, `for`, `while`, `with` or `try` (not deeper, nor in an
+; `else` or `except` alone: each level costs the query's compile a few ms,
+; once per process that chunks Python). The class around the method declares
+; each once, where it is first assigned (`__init__`, usually); a function
+; outside a class declares nothing.
+((function_definition body: (block
+    (expression_statement (assignment
+      left: (attribute object: (identifier) @self attribute: (identifier) @declared_name)) @declared.field)))
+  (#eq? @self "self")
+  (#set! instance))
+
+((function_definition body: (block (_ (block
+    (expression_statement (assignment
+      left: (attribute object: (identifier) @self attribute: (identifier) @declared_name)) @declared.field)))))
   (#eq? @self "self")
   (#set! instance))
