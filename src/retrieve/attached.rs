@@ -6,11 +6,15 @@
 //! are lets an agent ask for the right one next instead of reading the file's
 //! outline or grepping for `implements`.
 
+use std::collections::{HashMap, HashSet};
+
 use serde::Serialize;
 
 use super::candidates::canon;
 use super::get::outline_line;
 use super::implicit;
+use super::imports::{self, Uses};
+use super::modpath::Places;
 use super::reading_order;
 use crate::catalog::Catalog;
 use crate::chunk::code::super_name;
@@ -122,7 +126,15 @@ impl MoreAttached {
 /// the name once, or when they are in the owner's package (see [`unit`])
 /// and the package defines it once (serde_json's `Value` has its impl
 /// blocks in five files, toml and toml_edit their own `Value`).
-pub fn attached_to(owner: &Owner<'_>, pool: &[Chunk], packages: &[Package]) -> Vec<Attached> {
+///
+/// An impl block whose file's `use` declarations lead its trait's name to
+/// the owner counts wherever it is (`imported`, by chunk ID).
+pub fn attached_to(
+    owner: &Owner<'_>,
+    pool: &[Chunk],
+    packages: &[Package],
+    imported: &HashSet<String>,
+) -> Vec<Attached> {
     let first_parts = || {
         pool.iter()
             .filter(|c| !c.is_later_part())
@@ -143,6 +155,7 @@ pub fn attached_to(owner: &Owner<'_>, pool: &[Chunk], packages: &[Package]) -> V
         c.doc == owner.doc
             || definitions.len() <= 1
             || (home_defines_once && unit(&c.doc, packages) == home)
+            || imported.contains(&c.id)
     };
     let extends = |s: &Symbol| s.supers.iter().any(|t| super_name(t) == owner.name);
     let is_owner = |c: &Chunk, at: [usize; 2]| c.doc == owner.doc && at == owner.lines;
@@ -168,7 +181,7 @@ pub fn attached_to(owner: &Owner<'_>, pool: &[Chunk], packages: &[Package]) -> V
     // The names of the methods inside a block or type, once each though
     // `#[cfg]` variants define one twice.
     let methods = |c: &Chunk, s: &Symbol, at: [usize; 2]| {
-        let mut seen = std::collections::HashSet::new();
+        let mut seen = HashSet::new();
         first_parts()
             .filter(|(m, ms)| {
                 let ml = ms.lines.unwrap_or(m.lines);
@@ -231,15 +244,20 @@ pub fn attached_to(owner: &Owner<'_>, pool: &[Chunk], packages: &[Package]) -> V
 /// implementors: the owner's file first, then sources before tests,
 /// benches, examples and fixtures, each in document and line order.
 /// `named` gives the IDs of the symbol chunks a name key names.
+/// `root` is the names the project root goes by.
 pub fn collect(
     catalog: &Catalog,
     named: &dyn Fn(&str) -> Result<Vec<String>>,
+    root: Vec<String>,
     owner: &Owner<'_>,
     symbol: Option<&Symbol>,
     pool: Vec<Chunk>,
 ) -> Result<Vec<Attached>> {
-    let pool = with_members(catalog, owner.name, pool)?;
-    let mut list = attached_to(owner, &pool, &catalog.packages()?);
+    let (pool, uses) = with_members(catalog, owner.name, pool)?;
+    let packages = catalog.packages()?;
+    let mut places = Places::new(&packages, root);
+    let imported = imports::impls_of(owner, &pool, &uses, &mut places, &packages);
+    let mut list = attached_to(owner, &pool, &packages, &imported);
     if let Some(s) = symbol.filter(|s| s.kind == "interface") {
         for found in super::implicit::implementors(catalog, named, s, owner.doc)? {
             if !list.iter().any(|a| a.id == found.id) {
@@ -258,8 +276,13 @@ pub fn collect(
 
 /// `pool` (the chunks whose symbol mentions `name`) and every code chunk of
 /// the files holding an impl block or a subtype of `name` among them: a
-/// block's methods seldom mention the type, and the list names them.
-fn with_members(catalog: &Catalog, name: &str, mut pool: Vec<Chunk>) -> Result<Vec<Chunk>> {
+/// block's methods seldom mention the type, and the list names them. With
+/// it, what the `use` declarations of those files that are Rust bind.
+fn with_members(
+    catalog: &Catalog,
+    name: &str,
+    mut pool: Vec<Chunk>,
+) -> Result<(Vec<Chunk>, HashMap<String, Uses>)> {
     let mut docs: Vec<String> = pool
         .iter()
         .filter(|c| {
@@ -271,16 +294,26 @@ fn with_members(catalog: &Catalog, name: &str, mut pool: Vec<Chunk>) -> Result<V
         .map(|c| c.doc.clone())
         .collect();
     docs.dedup();
-    let mut known: std::collections::HashSet<String> = pool.iter().map(|c| c.id.clone()).collect();
+    let mut known: HashSet<String> = pool.iter().map(|c| c.id.clone()).collect();
+    let mut uses = HashMap::new();
     for doc in docs {
+        // Declarations between the symbols: a `use` inside a function or
+        // module is not the file's.
+        let mut between = String::new();
         catalog.for_each_chunk_of(&doc, |c| {
-            if c.symbol.is_some() && known.insert(c.id.clone()) {
-                pool.push(c.clone());
+            if c.symbol.is_some() {
+                if known.insert(c.id.clone()) {
+                    pool.push(c.clone());
+                }
+            } else if c.lang.as_deref() == Some("rust") {
+                between.push_str(&c.text);
+                between.push('\n');
             }
             Ok(())
         })?;
+        uses.insert(doc, Uses::read(&between));
     }
-    Ok(pool)
+    Ok((pool, uses))
 }
 
 /// Keeps the entries of `list` that fit in `budget` tokens after the
@@ -382,7 +415,7 @@ fn container(qualified: &str) -> String {
 /// Where a name defined once means the same thing throughout: a Go file's
 /// directory (its package), otherwise the package holding the file (the
 /// root's when none does).
-fn unit<'a>(doc: &'a str, packages: &'a [Package]) -> &'a str {
+pub(super) fn unit<'a>(doc: &'a str, packages: &'a [Package]) -> &'a str {
     if doc.ends_with(".go") {
         return implicit::dir(doc);
     }

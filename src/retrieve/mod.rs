@@ -10,6 +10,7 @@ pub mod fold;
 pub mod get;
 mod hits;
 pub mod implicit;
+mod imports;
 mod locate;
 mod modpath;
 pub mod outline;

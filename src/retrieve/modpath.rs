@@ -49,12 +49,31 @@ impl<'a> Places<'a> {
     /// Whether `path` names, in order, places on the way to `c`'s document
     /// (spelled as written, `-` read as `_`; ASCII case aside when `fold`).
     pub(super) fn lead_to(&mut self, path: &[String], c: &Chunk, fold: bool) -> bool {
+        self.leads_to(path, &c.doc, c.lang.as_deref() == Some("rust"), fold)
+    }
+
+    /// [`Self::lead_to`] for the document `doc`, of Rust code when `rust`.
+    pub(super) fn leads_to(&mut self, path: &[String], doc: &str, rust: bool, fold: bool) -> bool {
+        self.skips(path, doc, rust, fold).is_some()
+    }
+
+    /// How many places after its first `path` skips on the way to `doc`, as
+    /// a re-export does (`src/` and a `lib.rs`, `mod.rs` or `main.rs` count
+    /// for none: they are no module); `None` when it does not lead there.
+    /// `ser::Encode` leads to `ser`'s `src/lib.rs` skipping none, and to its
+    /// `src/encode.rs` skipping one.
+    pub(super) fn skips(
+        &mut self,
+        path: &[String],
+        doc: &str,
+        rust: bool,
+        fold: bool,
+    ) -> Option<usize> {
         let (packages, root) = (self.packages, &self.root);
-        let rust = c.lang.as_deref() == Some("rust");
         let way = self
             .seen
-            .entry(c.doc.clone())
-            .or_insert_with(|| way_to(&c.doc, packages, root, rust));
+            .entry(doc.to_string())
+            .or_insert_with(|| way_to(doc, packages, root, rust));
         let names = |place: &Place, part: &str| {
             place.names.iter().any(|n| {
                 if fold {
@@ -64,17 +83,29 @@ impl<'a> Places<'a> {
                 }
             })
         };
-        let mut at = 0;
+        let (mut at, mut first, mut skipped) = (0, None, 0);
         for (i, part) in path.iter().enumerate() {
-            match way[at..]
+            let k = way[at..]
                 .iter()
-                .position(|place| (i > 0 || place.starts) && names(place, part))
-            {
-                Some(k) => at += k + 1,
-                None => return false,
+                .position(|place| (i > 0 || place.starts) && names(place, part))?;
+            if first.is_some() {
+                skipped += way[at..at + k].iter().filter(|p| !p.transparent()).count();
             }
+            first.get_or_insert(at + k);
+            at += k + 1;
         }
-        true
+        let rest = way[at..].iter().filter(|p| !p.transparent()).count();
+        Some(skipped + rest)
+    }
+}
+
+impl Place {
+    /// Whether a Rust path passes it without naming it: `src/`, or a
+    /// `lib.rs`, `mod.rs` or `main.rs`.
+    fn transparent(&self) -> bool {
+        self.names
+            .first()
+            .is_some_and(|n| matches!(n.as_str(), "src" | "lib" | "mod" | "main"))
     }
 }
 
@@ -266,6 +297,22 @@ mod tests {
         ));
         assert!(leads(p, "net.http", "net/http/client.go", false));
         assert!(!leads(p, "client", "net/http/client.go", false));
+    }
+
+    /// A path skips the modules it does not name after its first part;
+    /// `src/`, `lib.rs` and `mod.rs` are none.
+    #[test]
+    fn a_path_counts_the_modules_it_skips() {
+        let packages = [Package::declaring("crates/ser", &["ser"])];
+        let mut places = Places::new(&packages, Vec::new());
+        let path = |p: &str| p.split('.').map(String::from).collect::<Vec<_>>();
+        let mut skips = |p: &str, doc: &str| places.skips(&path(p), doc, true, false);
+        assert_eq!(skips("ser", "crates/ser/src/lib.rs"), Some(0));
+        assert_eq!(skips("ser", "crates/ser/src/encode.rs"), Some(1));
+        assert_eq!(skips("ser.encode", "crates/ser/src/encode.rs"), Some(0));
+        assert_eq!(skips("ser.encode", "crates/ser/src/encode/mod.rs"), Some(0));
+        assert_eq!(skips("ser.wire", "crates/ser/src/encode/wire.rs"), Some(1));
+        assert_eq!(skips("ser.wire", "crates/ser/src/lib.rs"), None);
     }
 
     #[test]

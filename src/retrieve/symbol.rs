@@ -285,8 +285,14 @@ impl Retriever {
                 None => pool,
             };
             let named = |key: &str| self.reader.symbols_named(key);
-            let list =
-                attached::collect(&self.catalog, &named, &owner, f.whole.symbol.as_ref(), pool)?;
+            let list = attached::collect(
+                &self.catalog,
+                &named,
+                self.root_names(),
+                &owner,
+                f.whole.symbol.as_ref(),
+                pool,
+            )?;
             let (list, cost, more) = attached::fit(
                 list,
                 &f.qualified,

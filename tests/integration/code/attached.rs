@@ -438,3 +438,62 @@ fn a_type_defined_in_several_crates_lists_its_own_crates_blocks() {
     let json = env.json(&["symbol", "Value", "--file", "crates/json/src/value.rs"]);
     assert_eq!(listed(&json, "line"), ["impl Value { is_null }"], "{json}");
 }
+
+/// A trait named like traits of other crates lists the impl blocks of any
+/// crate whose file leads its name to it: by a `use` (in a list, through a
+/// module bound by `self`, renamed) or by the path the header writes; a
+/// crate's two traits of one name are told apart the same way.
+#[test]
+fn a_trait_lists_the_impl_blocks_whose_uses_lead_to_it() {
+    let env = Env::empty();
+    env.write("Cargo.toml", "[workspace]\nmembers = [\"crates/*\"]\n");
+    env.write("crates/ser/Cargo.toml", "[package]\nname = \"ser\"\n");
+    env.write(
+        "crates/ser/src/lib.rs",
+        "pub mod encode;\n\npub trait Encode {\n    fn encode(&self) -> String;\n}\n",
+    );
+    env.write(
+        "crates/ser/src/encode.rs",
+        "pub trait Encode {\n    fn encode_to(&self, out: &mut String);\n}\n",
+    );
+    env.write("crates/other/Cargo.toml", "[package]\nname = \"other\"\n");
+    env.write(
+        "crates/other/src/lib.rs",
+        "pub trait Encode {\n    fn bytes(&self) -> Vec<u8>;\n}\n",
+    );
+    env.write("crates/app/Cargo.toml", "[package]\nname = \"app\"\n");
+    env.write(
+        "crates/app/src/listed.rs",
+        "use ser::{self as codec, Encode};\n\npub struct A;\n\nimpl Encode for A {\n    fn encode(&self) -> String {\n        String::new()\n    }\n}\n",
+    );
+    env.write(
+        "crates/app/src/pathed.rs",
+        "pub struct B;\n\nimpl ser::encode::Encode for B {\n    fn encode_to(&self, _: &mut String) {}\n}\n",
+    );
+    env.write(
+        "crates/app/src/moduled.rs",
+        "use ser::encode;\n\npub struct C;\n\nimpl encode::Encode for C {\n    fn encode_to(&self, _: &mut String) {}\n}\n",
+    );
+    env.write(
+        "crates/app/src/theirs.rs",
+        "use other::Encode as Bytes;\n\npub struct D;\n\nimpl Bytes for D {\n    fn bytes(&self) -> Vec<u8> {\n        Vec::new()\n    }\n}\n\nimpl other::Encode for D {}\n",
+    );
+    let of = |file: &str| {
+        let out = env.json(&["symbol", "Encode", "--file", file]);
+        listed(&out, "symbol")
+            .into_iter()
+            .map(String::from)
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(of("crates/ser/src/lib.rs"), ["impl Encode for A"]);
+    assert_eq!(
+        of("crates/ser/src/encode.rs"),
+        [
+            "impl encode::Encode for C",
+            "impl ser::encode::Encode for B"
+        ]
+    );
+    // Renamed on import, the trait is still found by its own name's impl
+    // blocks only when they write that name: `impl Bytes for D` is not.
+    assert_eq!(of("crates/other/src/lib.rs"), ["impl other::Encode for D"]);
+}
