@@ -85,6 +85,18 @@ impl Env {
         std::fs::write(p, content).expect("write");
     }
 
+    /// A Cargo workspace of `crates/*` whose members are `names`, each a
+    /// manifest declaring its name; their sources are the caller's.
+    pub fn cargo_workspace(&self, names: &[&str]) {
+        self.write("Cargo.toml", "[workspace]\nmembers = [\"crates/*\"]\n");
+        for name in names {
+            self.write(
+                &format!("crates/{name}/Cargo.toml"),
+                format!("[package]\nname = \"{name}\"\n"),
+            );
+        }
+    }
+
     /// The modification time of `rel` (a file, or a directory; `""` is the root).
     pub fn mtime(&self, rel: &str) -> std::time::SystemTime {
         std::fs::metadata(self.path().join(rel))

@@ -388,8 +388,7 @@ fn cpp_and_typescript_subtypes() {
 #[test]
 fn a_type_defined_in_several_crates_lists_its_own_crates_blocks() {
     let env = Env::empty();
-    env.write("Cargo.toml", "[workspace]\nmembers = [\"crates/*\"]\n");
-    env.write("crates/json/Cargo.toml", "[package]\nname = \"json\"\n");
+    env.cargo_workspace(&["json", "toml"]);
     env.write(
         "crates/json/src/value.rs",
         "pub enum Value {\n    Null,\n    Bool(bool),\n}\n\nimpl Value {\n    pub fn is_null(&self) -> bool {\n        matches!(self, Value::Null)\n    }\n}\n",
@@ -398,7 +397,6 @@ fn a_type_defined_in_several_crates_lists_its_own_crates_blocks() {
         "crates/json/src/from.rs",
         "use crate::value::Value;\n\nimpl From<bool> for Value {\n    fn from(b: bool) -> Value {\n        Value::Bool(b)\n    }\n}\n",
     );
-    env.write("crates/toml/Cargo.toml", "[package]\nname = \"toml\"\n");
     env.write(
         "crates/toml/src/value.rs",
         "pub enum Value {\n    Integer(i64),\n}\n",
@@ -446,8 +444,7 @@ fn a_type_defined_in_several_crates_lists_its_own_crates_blocks() {
 #[test]
 fn a_trait_lists_the_impl_blocks_whose_uses_lead_to_it() {
     let env = Env::empty();
-    env.write("Cargo.toml", "[workspace]\nmembers = [\"crates/*\"]\n");
-    env.write("crates/ser/Cargo.toml", "[package]\nname = \"ser\"\n");
+    env.cargo_workspace(&["ser", "other", "app"]);
     env.write(
         "crates/ser/src/lib.rs",
         "pub mod encode;\n\npub trait Encode {\n    fn encode(&self) -> String;\n}\n",
@@ -456,12 +453,10 @@ fn a_trait_lists_the_impl_blocks_whose_uses_lead_to_it() {
         "crates/ser/src/encode.rs",
         "pub trait Encode {\n    fn encode_to(&self, out: &mut String);\n}\n",
     );
-    env.write("crates/other/Cargo.toml", "[package]\nname = \"other\"\n");
     env.write(
         "crates/other/src/lib.rs",
         "pub trait Encode {\n    fn bytes(&self) -> Vec<u8>;\n}\n",
     );
-    env.write("crates/app/Cargo.toml", "[package]\nname = \"app\"\n");
     env.write(
         "crates/app/src/listed.rs",
         "use ser::{self as codec, Encode};\n\npub struct A;\n\nimpl Encode for A {\n    fn encode(&self) -> String {\n        String::new()\n    }\n}\n",

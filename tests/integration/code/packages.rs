@@ -8,13 +8,11 @@ use crate::util::Env;
 /// named for it, so a query naming neither crate finds `beta` first.
 fn workspace() -> Env {
     let env = Env::empty();
-    env.write("Cargo.toml", "[workspace]\nmembers = [\"crates/*\"]\n");
-    env.write("crates/alpha/Cargo.toml", "[package]\nname = \"alpha\"\n");
+    env.cargo_workspace(&["alpha", "beta"]);
     env.write(
         "crates/alpha/src/lib.rs",
         "/// Parses a bracketed character class such as `[a-z]`.\npub fn parse_set(p: &str) -> usize {\n    p.len()\n}\n",
     );
-    env.write("crates/beta/Cargo.toml", "[package]\nname = \"beta\"\n");
     env.write(
         "crates/beta/src/lib.rs",
         "/// Parses a bracketed character class such as `[a-z]`.\npub fn parse_class(p: &str) -> usize {\n    p.len()\n}\n\n/// Compresses a log file with gzip.\npub fn gzip_log(p: &str) -> usize {\n    p.len()\n}\n",
