@@ -347,10 +347,11 @@ impl<'a> Pool<'a> {
         Ok(())
     }
 
-    /// Reads what decides which types cover `required`: the methods of those
-    /// names and their receivers, the interfaces declaring them, and the
-    /// types and interfaces embedding any of these, through chains (with
-    /// what each of them embeds, and each interface's own chain).
+    /// Reads what decides which types cover the methods `wanted`: the
+    /// methods of those names and their receivers, the interfaces declaring
+    /// them, and the types and interfaces embedding any of these, through
+    /// chains (with what each of them embeds, and each interface's own
+    /// chain).
     fn covering(&mut self, wanted: &BTreeSet<String>) -> Result<()> {
         let mut todo: Vec<String> = wanted.iter().cloned().collect();
         while let Some(name) = todo.pop() {

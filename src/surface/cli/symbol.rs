@@ -197,7 +197,8 @@ pub(super) fn symbol(cli: &Cli, p: &Printer, args: &SymbolArgs) -> anyhow::Resul
     Ok(ExitCode::SUCCESS)
 }
 
-/// `[ID] a-b  text`: a member or an attached block, with what shows it.
+/// `[ID] place  text` (`a-b`, or `doc:a-b` in another file): a member or an
+/// attached block, with what shows it.
 fn entry_line(p: &Printer, id: &str, place: &str, text: &str) {
     p.text(&format!(
         "{} {}  {}\n",
