@@ -4,6 +4,8 @@
 //! trees) and its declarations (a header's prototype, a `.d.ts` stub) count
 //! as one candidate and are named with it.
 
+use std::collections::HashMap;
+
 use serde::Serialize;
 
 use super::attached::{self, Attached, MoreAttached, Owner};
@@ -146,8 +148,23 @@ pub enum SymbolAnswer {
     /// Exactly one symbol matched.
     Window(Box<Window>),
     /// Several did: choose with a file or a qualified name.
-    Choices(Vec<Candidate>),
+    Choices(Choices),
 }
+
+/// The symbols to choose from when several match.
+#[derive(Debug, Clone, Serialize)]
+pub struct Choices {
+    /// Every one that matched, in document order.
+    pub candidates: Vec<Candidate>,
+    /// For a list longer than a screen ([`LONG_LIST`]), a name by a place
+    /// that picks one of them (`anyhow::Error`, `tar.Reader`), checked to
+    /// answer alone: how to write the one wanted.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub for_example: Option<String>,
+}
+
+/// Candidates shown before the rest are counted.
+pub const LONG_LIST: usize = 20;
 
 impl Retriever {
     /// The symbol `opts.name` stands for (a name, `impl Trait for Type` or a
@@ -160,21 +177,28 @@ impl Retriever {
         let file = file.as_deref();
         let (mut found, pool) = self.select(opts.name.trim(), file)?;
         if found.len() > 1 {
-            return Ok(SymbolAnswer::Choices(
-                found
-                    .into_iter()
-                    .map(|f| Candidate {
-                        symbol: f.shown_name(),
-                        id: f.whole.id,
-                        kind: f.kind,
-                        doc: f.whole.doc,
-                        lines: f.lines,
-                        duplicates: f.copies,
-                        declarations: f.declarations,
-                        declared_in: f.declared_in,
-                    })
-                    .collect(),
-            ));
+            let candidates: Vec<Candidate> = found
+                .into_iter()
+                .map(|f| Candidate {
+                    symbol: f.shown_name(),
+                    id: f.whole.id,
+                    kind: f.kind,
+                    doc: f.whole.doc,
+                    lines: f.lines,
+                    duplicates: f.copies,
+                    declarations: f.declarations,
+                    declared_in: f.declared_in,
+                })
+                .collect();
+            let by_name = !opts.name.trim().starts_with("impl ");
+            let for_example = match by_name && candidates.len() > LONG_LIST {
+                true => self.example_by_place(&candidates, &pool)?,
+                false => None,
+            };
+            return Ok(SymbolAnswer::Choices(Choices {
+                candidates,
+                for_example,
+            }));
         }
         let Some(f) = found.pop() else {
             if let Some(f) = file
@@ -344,16 +368,29 @@ impl Retriever {
             ));
         }
         let pool = self.named(&last)?;
-        let mut found = candidates(&pool, name, file, false, kinds);
+        let found = self.select_in(&pool, name, file, kinds)?;
+        Ok((found, pool))
+    }
+
+    /// The symbols of `pool` that `name` stands for: exactly, then ASCII
+    /// case aside, then read as a path.
+    fn select_in(
+        &self,
+        pool: &[Chunk],
+        name: &str,
+        file: Option<&str>,
+        kinds: Kinds<'_>,
+    ) -> Result<Vec<Found>> {
+        let mut found = candidates(pool, name, file, false, kinds);
         if found.is_empty() {
-            found = candidates(&pool, name, file, true, kinds);
+            found = candidates(pool, name, file, true, kinds);
         }
         if found.is_empty() && matches!(kinds, Kinds::Definitions) && !pool.is_empty() {
             let packages = self.catalog.packages()?;
             let mut places = Places::new(&packages, self.root_names());
-            found = candidates_by_path(&pool, name, file, kinds, &mut places);
+            found = candidates_by_path(pool, name, file, kinds, &mut places);
         }
-        Ok((found, pool))
+        Ok(found)
     }
 
     /// The names the project root goes by, which a path may start with: its
@@ -372,6 +409,43 @@ impl Retriever {
                     .filter_map(|m| manifest::declared_name(&self.seg.root.join(m), m)),
             )
             .collect()
+    }
+
+    /// A name that picks one of `found` by its place: its package's name
+    /// before it in Rust (`anyhow::Error`), its directory's elsewhere
+    /// (`tar.Reader`). Places that hold one candidate are tried in order,
+    /// and the first whose name answers alone in `pool` (the chunks read for
+    /// the name's last part, which the example shares) is given.
+    fn example_by_place(&self, found: &[Candidate], pool: &[Chunk]) -> Result<Option<String>> {
+        let packages = self.catalog.packages()?;
+        let place = |c: &Candidate| -> Option<(String, &str)> {
+            if c.doc.ends_with(".rs") {
+                let package = packages::holding(&c.doc, &packages)?;
+                Some((packages::dir_name(&package.dir)?, "::"))
+            } else {
+                let dir = c.doc.rsplit_once('/')?.0;
+                Some((dir.rsplit('/').next()?.to_string(), "."))
+            }
+        };
+        let mut held: HashMap<String, usize> = HashMap::new();
+        for c in found {
+            if let Some((at, _)) = place(c) {
+                *held.entry(at).or_default() += 1;
+            }
+        }
+        let tries = found
+            .iter()
+            .filter(|c| c.declared_in.is_none())
+            .filter_map(|c| place(c).map(|(at, sep)| (at, sep, c)))
+            .filter(|(at, _, _)| held.get(at) == Some(&1))
+            .take(3);
+        for (at, sep, c) in tries {
+            let name = format!("{at}{sep}{}", c.symbol);
+            if self.select_in(pool, &name, None, Kinds::Definitions)?.len() == 1 {
+                return Ok(Some(name));
+            }
+        }
+        Ok(None)
     }
 
     /// The symbol chunks that may answer to `name` (a name's last part): those

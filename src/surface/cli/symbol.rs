@@ -6,7 +6,7 @@ use std::process::ExitCode;
 
 use super::{Cli, open};
 use crate::retrieve::attached;
-use crate::retrieve::symbol::{Candidate, SymbolAnswer};
+use crate::retrieve::symbol::{Choices, LONG_LIST, SymbolAnswer};
 use crate::retrieve::{Duplicate, Retriever};
 use crate::surface::mcp::tools::{RefsParams, SymbolParams};
 use crate::surface::output::{Printer, sanitize, sanitize_name};
@@ -209,11 +209,12 @@ fn entry_line(p: &Printer, id: &str, place: &str, text: &str) {
 }
 
 /// The list to choose from when several symbols match.
-fn choices(p: &Printer, name: &str, found: &[Candidate]) {
+fn choices(p: &Printer, name: &str, answer: &Choices) {
     if p.json {
-        p.json(&serde_json::json!({ "candidates": found }));
+        p.json(answer);
         return;
     }
+    let found = &answer.candidates;
     let copies: usize = found.iter().map(|f| f.duplicates.len()).sum();
     p.text(&format!(
         "{} symbols match `{}`{}; pick one with --file, a qualified name or its ID:\n",
@@ -225,7 +226,7 @@ fn choices(p: &Printer, name: &str, found: &[Candidate]) {
             n => format!(" (and {n} copies of them, named under each)"),
         }
     ));
-    for f in found.iter().take(20) {
+    for f in found.iter().take(LONG_LIST) {
         p.text(&format!(
             "  {:<10} {}  {}:{}-{}  {}{}\n",
             f.kind,
@@ -254,7 +255,13 @@ fn choices(p: &Printer, name: &str, found: &[Candidate]) {
             ));
         }
     }
-    if found.len() > 20 {
-        p.text(&format!("  … and {} more\n", found.len() - 20));
+    if found.len() > LONG_LIST {
+        p.text(&format!("  … and {} more\n", found.len() - LONG_LIST));
+    }
+    if let Some(example) = &answer.for_example {
+        p.note(&format!(
+            "name the one you want by its place, as `ctx symbol {}` does, or pass --file DIR",
+            sanitize_name(example)
+        ));
     }
 }

@@ -168,10 +168,7 @@ fn run(
                 })?;
             Ok(match found {
                 SymbolAnswer::Window(w) => answer(render_window(&w), &w),
-                SymbolAnswer::Choices(c) => answer(
-                    render_choices(&p.name, &c),
-                    &serde_json::json!({ "candidates": c }),
-                ),
+                SymbolAnswer::Choices(c) => answer(render_choices(&p.name, &c), &c),
             })
         }
         ToolName::Refs => {

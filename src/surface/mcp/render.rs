@@ -5,7 +5,7 @@
 use crate::relay::resolve;
 use crate::retrieve::attached;
 use crate::retrieve::refs::Refs;
-use crate::retrieve::symbol::{Candidate, Window};
+use crate::retrieve::symbol::{Choices, LONG_LIST, Window};
 use crate::retrieve::{Duplicate, Evidence, GetResult, Omitted, SearchResult};
 
 /// Said when a search of the docs found nothing but boxed tool outputs match.
@@ -243,12 +243,13 @@ fn render_attached(w: &Window) -> String {
     out
 }
 
-pub(super) fn render_choices(name: &str, found: &[Candidate]) -> String {
+pub(super) fn render_choices(name: &str, answer: &Choices) -> String {
+    let found = &answer.candidates;
     let mut out = format!(
         "{} symbols match `{name}`; call ctx_symbol again with \"file\", a qualified name or its ID as \"name\":",
         found.len()
     );
-    for c in found.iter().take(20) {
+    for c in found.iter().take(LONG_LIST) {
         out.push_str(&format!(
             "\n  {} {}  {}:{}-{}  {}",
             c.kind, c.symbol, c.doc, c.lines[0], c.lines[1], c.id
@@ -266,8 +267,14 @@ pub(super) fn render_choices(name: &str, found: &[Candidate]) -> String {
             out.push_str(&format!(" (declared in {container})"));
         }
     }
-    if found.len() > 20 {
-        out.push_str(&format!("\n  … and {} more", found.len() - 20));
+    if found.len() > LONG_LIST {
+        out.push_str(&format!("\n  … and {} more", found.len() - LONG_LIST));
+    }
+    if let Some(example) = &answer.for_example {
+        out.push_str(&format!(
+            "\n[name the one you want by its place, as ctx_symbol {} does, or pass \"file\"]",
+            serde_json::json!({ "name": example })
+        ));
     }
     out
 }

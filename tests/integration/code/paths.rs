@@ -154,3 +154,56 @@ fn a_misspelt_name_gets_the_names_close_to_it() {
             )));
     }
 }
+
+/// A list longer than a screen ends with a name by a place that picks one
+/// of its symbols, checked to answer alone: a directory outside Rust, a
+/// crate's name in Rust; a place holding two of them is not the example.
+#[test]
+fn a_long_list_of_candidates_shows_a_name_by_its_place() {
+    let env = Env::empty();
+    env.write(
+        "aa/two.py",
+        "class Error:\n    pass\n\n\nclass Inner:\n    class Error:\n        pass\n",
+    );
+    for i in 0..21 {
+        env.write(
+            &format!("d{i:02}/errors.py"),
+            format!("class Error:\n    code = {i}\n"),
+        );
+    }
+    env.ctx(&["symbol", "Error"])
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains(
+            "name the one you want by its place, as `ctx symbol d00.Error` does, or pass --file DIR",
+        ));
+    let out = env.json(&["symbol", "Error"]);
+    assert_eq!(out["for_example"], "d00.Error", "{out}");
+    assert_eq!(
+        out["candidates"].as_array().map(Vec::len),
+        Some(23),
+        "{out}"
+    );
+    let one = env.json(&["symbol", "d00.Error"]);
+    assert_eq!(one["doc"], "d00/errors.py", "{one}");
+
+    // Up to a screenful, the list is enough.
+    let env = Env::empty();
+    env.cargo_workspace(&["alpha", "beta"]);
+    env.write("crates/alpha/src/lib.rs", "pub struct Error(u8);\n");
+    env.write("crates/beta/src/lib.rs", "pub struct Error(u16);\n");
+    let out = env.json(&["symbol", "Error"]);
+    assert!(out.get("for_example").is_none(), "{out}");
+    for i in 0..20 {
+        env.write(
+            &format!("crates/c{i:02}/Cargo.toml"),
+            format!("[package]\nname = \"c{i:02}\"\n"),
+        );
+        env.write(
+            &format!("crates/c{i:02}/src/lib.rs"),
+            format!("pub struct Error {{\n    c{i}: u8,\n}}\n"),
+        );
+    }
+    let out = env.json(&["symbol", "Error"]);
+    assert_eq!(out["for_example"], "alpha::Error", "{out}");
+}
