@@ -57,6 +57,11 @@ impl Attached {
             format!("{}:{a}-{b}", self.doc)
         }
     }
+
+    /// Its line in a list under the owner's window: `[ID] place  line`.
+    pub fn entry(&self, home: &str) -> String {
+        format!("[{}] {}  {}\n", self.id, self.place(home), self.line)
+    }
 }
 
 /// How an [`Attached`] entry relates to the type.
@@ -334,10 +339,7 @@ pub fn fit(
     // What the first `k` entries cost with the heading they get, estimated
     // as one text (estimates of pieces, each rounded, would not add up to
     // the text's). The heading changes at most twice along the list.
-    let entries: Vec<String> = list
-        .iter()
-        .map(|a| format!("[{}] {}  {}\n", a.id, a.place(home), a.line))
-        .collect();
+    let entries: Vec<String> = list.iter().map(|a| a.entry(home)).collect();
     let mut cost = vec![0];
     let mut text = (String::new(), crate::tokens::Running::default());
     for k in 0..list.len() {

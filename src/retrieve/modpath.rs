@@ -49,15 +49,12 @@ impl<'a> Places<'a> {
     /// Whether `path` names, in order, places on the way to `c`'s document
     /// (spelled as written, `-` read as `_`; ASCII case aside when `fold`).
     pub(super) fn lead_to(&mut self, path: &[String], c: &Chunk, fold: bool) -> bool {
-        self.leads_to(path, &c.doc, c.lang.as_deref() == Some("rust"), fold)
+        self.skips(path, &c.doc, c.lang.as_deref() == Some("rust"), fold)
+            .is_some()
     }
 
-    /// [`Self::lead_to`] for the document `doc`, of Rust code when `rust`.
-    pub(super) fn leads_to(&mut self, path: &[String], doc: &str, rust: bool, fold: bool) -> bool {
-        self.skips(path, doc, rust, fold).is_some()
-    }
-
-    /// How many places after its first `path` skips on the way to `doc`, as
+    /// How many places after its first `path` skips on the way to `doc` (of
+    /// Rust code when `rust`), as
     /// a re-export does (`src/` and a `lib.rs`, `mod.rs` or `main.rs` count
     /// for none: they are no module); `None` when it does not lead there.
     /// `ser::Encode` leads to `ser`'s `src/lib.rs` skipping none, and to its

@@ -427,17 +427,17 @@ impl Retriever {
                 Some((dir.rsplit('/').next()?.to_string(), "."))
             }
         };
-        let mut held: HashMap<String, usize> = HashMap::new();
-        for c in found {
-            if let Some((at, _)) = place(c) {
-                *held.entry(at).or_default() += 1;
-            }
-        }
-        let tries = found
+        let placed: Vec<(String, &str, &Candidate)> = found
             .iter()
-            .filter(|c| c.declared_in.is_none())
             .filter_map(|c| place(c).map(|(at, sep)| (at, sep, c)))
-            .filter(|(at, _, _)| held.get(at) == Some(&1))
+            .collect();
+        let mut held: HashMap<&str, usize> = HashMap::new();
+        for (at, _, _) in &placed {
+            *held.entry(at).or_default() += 1;
+        }
+        let tries = placed
+            .iter()
+            .filter(|(at, _, c)| c.declared_in.is_none() && held.get(at.as_str()) == Some(&1))
             .take(3);
         for (at, sep, c) in tries {
             let name = format!("{at}{sep}{}", c.symbol);

@@ -234,7 +234,8 @@ fn render_attached(w: &Window) -> String {
         out.push('\n');
         out.push_str(attached::heading(&w.symbol, &w.attached).trim_end());
         for a in &w.attached {
-            out.push_str(&format!("\n[{}] {}  {}", a.id, a.place(&w.doc), a.line));
+            out.push('\n');
+            out.push_str(a.entry(&w.doc).trim_end());
         }
     }
     if let Some(more) = &w.more_attached {
