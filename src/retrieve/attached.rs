@@ -13,7 +13,7 @@ use serde::Serialize;
 use super::candidates::canon;
 use super::get::outline_line;
 use super::implicit;
-use super::imports::{self, Uses};
+use super::imports::{self, Imports};
 use super::modpath::Places;
 use super::reading_order;
 use crate::catalog::Catalog;
@@ -261,7 +261,7 @@ pub fn collect(
     let (pool, uses) = with_members(catalog, owner.name, pool)?;
     let packages = catalog.packages()?;
     let mut places = Places::new(&packages, root);
-    let imported = imports::impls_of(owner, &pool, &uses, &mut places, &packages);
+    let imported = imports::leading_to(owner, &pool, &uses, &mut places, &packages);
     let mut list = attached_to(owner, &pool, &packages, &imported);
     if let Some(s) = symbol.filter(|s| s.kind == "interface") {
         for found in super::implicit::implementors(catalog, named, s, owner.doc)? {
@@ -282,12 +282,12 @@ pub fn collect(
 /// `pool` (the chunks whose symbol mentions `name`) and every code chunk of
 /// the files holding an impl block or a subtype of `name` among them: a
 /// block's methods seldom mention the type, and the list names them. With
-/// it, what the `use` declarations of those files that are Rust bind.
+/// it, what the imports of those files bind (see [`Imports`]).
 fn with_members(
     catalog: &Catalog,
     name: &str,
     mut pool: Vec<Chunk>,
-) -> Result<(Vec<Chunk>, HashMap<String, Uses>)> {
+) -> Result<(Vec<Chunk>, HashMap<String, Imports>)> {
     let mut docs: Vec<String> = pool
         .iter()
         .filter(|c| {
@@ -302,21 +302,25 @@ fn with_members(
     let mut known: HashSet<String> = pool.iter().map(|c| c.id.clone()).collect();
     let mut uses = HashMap::new();
     for doc in docs {
-        // Declarations between the symbols: a `use` inside a function or
+        // Declarations between the symbols: an import inside a function or
         // module is not the file's.
         let mut between = String::new();
+        let mut lang = None;
         catalog.for_each_chunk_of(&doc, |c| {
             if c.symbol.is_some() {
                 if known.insert(c.id.clone()) {
                     pool.push(c.clone());
                 }
-            } else if c.lang.as_deref() == Some("rust") {
+            } else {
                 between.push_str(&c.text);
                 between.push('\n');
             }
+            lang = lang.take().or(c.lang.clone());
             Ok(())
         })?;
-        uses.insert(doc, Uses::read(&between));
+        if let Some(imports) = lang.and_then(|l| Imports::read(&l, &between, &doc)) {
+            uses.insert(doc, imports);
+        }
     }
     Ok((pool, uses))
 }

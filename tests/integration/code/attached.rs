@@ -130,7 +130,8 @@ fn the_list_keeps_to_the_budget_and_names_the_budget_for_the_rest() {
 }
 
 /// Another file's same-named type is not this one: its impl blocks are not
-/// listed when the name is defined twice.
+/// listed when the name is defined twice. A block in a third file is the
+/// one its `use` leads to, and neither's when the file names no path.
 #[test]
 fn a_same_named_type_elsewhere_keeps_its_impl_blocks() {
     let env = rust_env();
@@ -138,9 +139,20 @@ fn a_same_named_type_elsewhere_keeps_its_impl_blocks() {
         "src/other.rs",
         "pub struct Polygon;\n\nimpl Polygon {\n    pub fn other() {}\n}\n",
     );
+    env.write(
+        "src/unsure.rs",
+        "impl Default for Polygon {\n    fn default() -> Self {\n        todo!()\n    }\n}\n",
+    );
     let out = env.json(&["symbol", "Polygon", "--file", "src/shape.rs"]);
     let docs = listed(&out, "doc");
-    assert_eq!(docs, ["src/shape.rs", "src/shape.rs"], "{out}");
+    // `src/ops.rs` says `use crate::shape::Polygon;`.
+    assert_eq!(
+        docs,
+        ["src/shape.rs", "src/shape.rs", "src/ops.rs"],
+        "{out}"
+    );
+    let out = env.json(&["symbol", "Polygon", "--file", "src/other.rs"]);
+    assert_eq!(listed(&out, "symbol"), ["impl Polygon"], "{out}");
 }
 
 /// Go declares methods outside the type, on a receiver.
@@ -349,10 +361,22 @@ fn a_python_base_class_lists_its_subclasses() {
         "other/model.py",
         "class Resource:\n    pass\n\n\nclass Local(Resource):\n    pass\n",
     );
+    // Which `Resource` a subclass means is what its file imports: through
+    // a module (`base.Resource`) or by name (relative or absolute, also
+    // under `TYPE_CHECKING`); a file importing neither means neither.
+    env.write(
+        "other/views.py",
+        "from .model import Resource\n\n\nclass View(Resource):\n    pass\n",
+    );
+    env.write(
+        "app/main.py",
+        "from typing import TYPE_CHECKING\n\nif TYPE_CHECKING:\n    from pkg.base import Resource\n\n\nclass Page(Resource):\n    pass\n",
+    );
+    env.write("app/bare.py", "class Stray(Resource):\n    pass\n");
     let out = env.json(&["symbol", "Resource", "--file", "pkg/base.py"]);
-    assert!(out.get("attached").is_none(), "{out}");
+    assert_eq!(listed(&out, "symbol"), ["Page", "Text"], "{out}");
     let out = env.json(&["symbol", "Resource", "--file", "other/model.py"]);
-    assert_eq!(listed(&out, "symbol"), ["Local"], "{out}");
+    assert_eq!(listed(&out, "symbol"), ["Local", "View"], "{out}");
 }
 
 /// A C++ class with a method defined outside it and a derived class gets
@@ -430,11 +454,22 @@ fn a_type_defined_in_several_crates_lists_its_own_crates_blocks() {
         "{toml}"
     );
 
-    // A second `Value` in the json crate: which one `from.rs` means is not
-    // known without its imports, so only the owner's own file counts.
+    // A second `Value` in the json crate: `from.rs` still means the first,
+    // as its `use` says; a block in a file naming no path means neither.
     env.write("crates/json/src/raw.rs", "pub struct Value(String);\n");
+    env.write(
+        "crates/json/src/unsure.rs",
+        "impl Default for Value {\n    fn default() -> Self {\n        todo!()\n    }\n}\n",
+    );
     let json = env.json(&["symbol", "Value", "--file", "crates/json/src/value.rs"]);
-    assert_eq!(listed(&json, "line"), ["impl Value { is_null }"], "{json}");
+    assert_eq!(
+        listed(&json, "line"),
+        [
+            "impl Value { is_null }",
+            "impl From<bool> for Value { from }"
+        ],
+        "{json}"
+    );
 }
 
 /// A trait named like traits of other crates lists the impl blocks of any
@@ -491,4 +526,62 @@ fn a_trait_lists_the_impl_blocks_whose_uses_lead_to_it() {
     // Renamed on import, the trait is still found by its own name's impl
     // blocks only when they write that name: `impl Bytes for D` is not.
     assert_eq!(of("crates/other/src/lib.rs"), ["impl other::Encode for D"]);
+}
+
+/// Java and TypeScript subtypes of a name two places define are listed
+/// under the one their file's imports lead to: a Java `import`, or the
+/// file's own package without one; an ES `import` or a CommonJS `require`
+/// by relative path, from JavaScript too.
+#[test]
+fn java_and_script_subtypes_follow_their_imports() {
+    let env = Env::empty();
+    let java = "src/main/java/com/acme";
+    env.write(
+        &format!("{java}/core/Base.java"),
+        "package com.acme.core;\n\npublic abstract class Base {\n    public abstract void run();\n}\n",
+    );
+    env.write(
+        &format!("{java}/legacy/Base.java"),
+        "package com.acme.legacy;\n\npublic class Base {\n}\n",
+    );
+    env.write(
+        &format!("{java}/audit/Audit.java"),
+        "package com.acme.audit;\n\nimport com.acme.core.Base;\n\npublic class Audit extends Base {\n    public void run() {}\n}\n",
+    );
+    env.write(
+        &format!("{java}/legacy/Old.java"),
+        "package com.acme.legacy;\n\npublic class Old extends Base {\n}\n",
+    );
+    let core = env.json(&["symbol", "Base", "--file", &format!("{java}/core")]);
+    assert_eq!(
+        listed(&core, "line"),
+        ["public class Audit extends Base { run }"],
+        "{core}"
+    );
+    let legacy = env.json(&[
+        "symbol",
+        "Base",
+        "--file",
+        &format!("{java}/legacy/Base.java"),
+    ]);
+    assert_eq!(listed(&legacy, "symbol"), ["Old"], "{legacy}");
+
+    env.write(
+        "web/a/base.ts",
+        "export class Store {\n  get(): string {\n    return '';\n  }\n}\n",
+    );
+    env.write("web/b/base.ts", "export class Store {}\n");
+    env.write(
+        "web/c/cache.ts",
+        "import { Store } from '../a/base';\n\nexport class Cache extends Store {}\n",
+    );
+    env.write(
+        "web/c/legacy.js",
+        "const { Store } = require('../b/base.js');\n\nclass Legacy extends Store {}\n",
+    );
+    env.write("web/c/bare.ts", "class Stray extends Store {}\n");
+    let a = env.json(&["symbol", "Store", "--file", "web/a/base.ts"]);
+    assert_eq!(listed(&a, "symbol"), ["Cache"], "{a}");
+    let b = env.json(&["symbol", "Store", "--file", "web/b/base.ts"]);
+    assert_eq!(listed(&b, "symbol"), ["Legacy"], "{b}");
 }
