@@ -340,23 +340,7 @@ pub fn fit(
     if list.is_empty() {
         return (list, 0, None);
     }
-    // What the first `k` entries cost with the heading they get, estimated
-    // as one text (estimates of pieces, each rounded, would not add up to
-    // the text's). The heading changes at most twice along the list.
-    let entries: Vec<String> = list.iter().map(|a| a.entry(home)).collect();
-    let mut cost = vec![0];
-    let mut text = (String::new(), crate::tokens::Running::default());
-    for k in 0..list.len() {
-        let top = heading(owner, &list[..=k]);
-        if text.0 != top {
-            text.1 = crate::tokens::Running::default();
-            text.1.push(&top);
-            entries[..k].iter().for_each(|e| text.1.push(e));
-            text.0 = top;
-        }
-        text.1.push(&entries[k]);
-        cost.push(text.1.value());
-    }
+    let cost = costs(&list, owner, home);
     let whole = cost[list.len()];
     let room = budget.saturating_sub(used_before);
     let shown = (1..cost.len())
@@ -371,6 +355,36 @@ pub fn fit(
     let mut list = list;
     list.truncate(shown);
     (list, used, more)
+}
+
+/// What the whole of `list` costs under its heading (see [`fit`]).
+pub fn cost(list: &[Attached], owner: &str, home: &str) -> usize {
+    costs(list, owner, home).last().copied().unwrap_or(0)
+}
+
+/// What the first `k` entries of `list` cost with the heading they get, for
+/// each `k`, estimated as one text (estimates of pieces, each rounded, would
+/// not add up to the text's). The heading changes at most twice along the
+/// list.
+fn costs(list: &[Attached], owner: &str, home: &str) -> Vec<usize> {
+    if list.is_empty() {
+        return vec![0];
+    }
+    let entries: Vec<String> = list.iter().map(|a| a.entry(home)).collect();
+    let mut cost = vec![0];
+    let mut text = (String::new(), crate::tokens::Running::default());
+    for k in 0..list.len() {
+        let top = heading(owner, &list[..=k]);
+        if text.0 != top {
+            text.1 = crate::tokens::Running::default();
+            text.1.push(&top);
+            entries[..k].iter().for_each(|e| text.1.push(e));
+            text.0 = top;
+        }
+        text.1.push(&entries[k]);
+        cost.push(text.1.value());
+    }
+    cost
 }
 
 /// A type's declaration on one line, up to its body: without the `:` of

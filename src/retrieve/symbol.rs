@@ -271,20 +271,62 @@ impl Retriever {
             hint: budget.clamp_note(),
             budget,
         };
+        // What is attached to a type (its impl blocks, methods defined
+        // outside it) is its container's, not a declared member's.
+        let list = match f.kind != "impl" && f.declared_in.is_none() {
+            true => {
+                let name = f.whole.symbol.as_ref().map_or("", |s| s.name.as_str());
+                let owner = Owner {
+                    name,
+                    qualified: &f.qualified,
+                    kind: &f.kind,
+                    doc: &f.whole.doc,
+                    lines: f.lines,
+                };
+                // For an ID, `select` read only the chunk's own file.
+                let pool = match id::parse(opts.name.trim()) {
+                    Some(_) => self.named(name)?,
+                    None => pool,
+                };
+                let named = |key: &str| self.reader.symbols_named(key);
+                attached::collect(
+                    &self.catalog,
+                    &named,
+                    self.root_names(),
+                    &owner,
+                    f.whole.symbol.as_ref(),
+                    pool,
+                )?
+            }
+            false => Vec::new(),
+        };
         // A container over the budget is shown as its outline (its header,
         // then one signature per member) when that names more members than
-        // its first screenful shows whole.
+        // its first screenful shows whole. The outline would take all of the
+        // budget, leaving what is attached out; so the list keeps up to a
+        // third of it, and more budget never shows less of the list.
         let cut = window::cut(wanted, first, f.lines[0], budget.applied);
+        let reserve = attached::cost(&list, &f.qualified, &f.whole.doc).min(budget.applied / 3);
         let outline = (full_token_est > budget.applied)
-            .then(|| outline::outline(&f, &chunks, &rows, budget.applied, cut.last))
+            .then(|| outline::outline(&f, &chunks, &rows, budget.applied - reserve, cut.last))
             .flatten();
+        // The budget that shows the whole window: the type's text, or with
+        // an outline one that leaves the whole list its third.
+        let mut window_whole = full_token_est;
         if let Some(o) = outline {
             window.text = o.text;
             window.lines = o.lines;
             window.token_est = o.token_est;
             window.truncated = true;
             window.members = o.members;
-            window.more_members = o.more;
+            let whole_list = attached::cost(&list, &f.qualified, &f.whole.doc);
+            // The members left out need the outline's budget and the list's
+            // share beside it: all of the list, or half the outline's.
+            window.more_members = o.more.map(|mut more| {
+                more.budget_needed += whole_list.min(more.budget_needed.div_ceil(2));
+                more
+            });
+            window_whole = (2 * whole_list).max(budget.applied - reserve);
         } else {
             window.text = cut.text;
             window.lines[1] = cut.last;
@@ -292,43 +334,17 @@ impl Retriever {
             window.elided = cut.elided;
             window.truncated = window.lines[1] < wanted_to;
         }
-        // What is attached to a type (its impl blocks, methods defined
-        // outside it) is its container's, not a declared member's.
-        if f.kind != "impl" && f.declared_in.is_none() {
-            let name = f.whole.symbol.as_ref().map_or("", |s| s.name.as_str());
-            let owner = Owner {
-                name,
-                qualified: &f.qualified,
-                kind: &f.kind,
-                doc: &f.whole.doc,
-                lines: f.lines,
-            };
-            // For an ID, `select` read only the chunk's own file.
-            let pool = match id::parse(opts.name.trim()) {
-                Some(_) => self.named(name)?,
-                None => pool,
-            };
-            let named = |key: &str| self.reader.symbols_named(key);
-            let list = attached::collect(
-                &self.catalog,
-                &named,
-                self.root_names(),
-                &owner,
-                f.whole.symbol.as_ref(),
-                pool,
-            )?;
-            let (list, cost, more) = attached::fit(
-                list,
-                &f.qualified,
-                &f.whole.doc,
-                budget.applied,
-                window.token_est,
-                full_token_est,
-            );
-            window.attached = list;
-            window.token_est += cost;
-            window.more_attached = more;
-        }
+        let (list, cost, more) = attached::fit(
+            list,
+            &f.qualified,
+            &f.whole.doc,
+            budget.applied,
+            window.token_est,
+            window_whole,
+        );
+        window.attached = list;
+        window.token_est += cost;
+        window.more_attached = more;
         Ok(SymbolAnswer::Window(Box::new(window)))
     }
 

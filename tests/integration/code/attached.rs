@@ -585,3 +585,52 @@ fn java_and_script_subtypes_follow_their_imports() {
     let b = env.json(&["symbol", "Store", "--file", "web/b/base.ts"]);
     assert_eq!(listed(&b, "symbol"), ["Legacy"], "{b}");
 }
+
+/// A class over the budget is shown as its outline, and its subclasses keep
+/// a share of the budget beside it: more budget never lists fewer of them,
+/// and the budget named for the members left out shows every member and
+/// every subclass.
+#[test]
+fn an_outline_leaves_room_for_what_is_attached() {
+    let env = Env::empty();
+    let methods: String = (0..40)
+        .map(|i| {
+            let body: String = (0..12)
+                .map(|k| format!("        value = value * {k} + {i}\n"))
+                .collect();
+            format!("    def method_{i}(self, value):\n        \"\"\"Handle value {i}.\"\"\"\n{body}        return value\n\n")
+        })
+        .collect();
+    env.write(
+        "pkg/base.py",
+        format!("class Handler:\n    \"\"\"Handles values.\"\"\"\n\n{methods}"),
+    );
+    let subs: String = (0..6)
+        .map(|i| format!("class Sub{i}(Handler):\n    def method_{i}(self, value):\n        return value\n\n\n"))
+        .collect();
+    env.write(
+        "pkg/subs.py",
+        format!("from pkg.base import Handler\n\n\n{subs}"),
+    );
+    let mut listed_before = 0;
+    for budget in [300, 400, 500, 700, 900] {
+        let out = env.json(&["symbol", "Handler", "--budget", &budget.to_string()]);
+        assert!(out["members"].is_array(), "an outline at {budget}: {out}");
+        let listed = out["attached"].as_array().map_or(0, Vec::len);
+        assert!(
+            listed >= listed_before,
+            "{budget}: {listed} < {listed_before}: {out}"
+        );
+        assert!(listed > 0, "{budget}: {out}");
+        assert!(out["token_est"].as_u64().unwrap() <= budget, "{out}");
+        listed_before = listed;
+    }
+    let out = env.json(&["symbol", "Handler", "--budget", "300"]);
+    let needed = out["more_members"]["budget_needed"]
+        .as_u64()
+        .expect("members left out");
+    let all = env.json(&["symbol", "Handler", "--budget", &needed.to_string()]);
+    assert!(all.get("more_members").is_none(), "{all}");
+    assert!(all.get("more_attached").is_none(), "{all}");
+    assert_eq!(listed(&all, "symbol").len(), 6, "{all}");
+}
