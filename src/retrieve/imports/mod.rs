@@ -87,6 +87,17 @@ impl Imports {
     }
 }
 
+#[cfg(test)]
+impl Imports {
+    /// Each bound name with its path joined by `sep`.
+    fn bound_joined(&self, sep: &str) -> Vec<(String, String)> {
+        self.bound
+            .iter()
+            .map(|(n, p)| (n.clone(), p.join(sep)))
+            .collect()
+    }
+}
+
 /// The chunks of `pool` outside the owner's file that mean `owner` by the
 /// path their file's `imports` give its name: an impl block whose trait or
 /// type it is, a type extending or implementing it. A path leads to the

@@ -118,14 +118,6 @@ fn statements(text: &str) -> Vec<String> {
 mod tests {
     use super::*;
 
-    fn bound(imports: &Imports) -> Vec<(String, String)> {
-        imports
-            .bound
-            .iter()
-            .map(|(n, p)| (n.clone(), p.join(".")))
-            .collect()
-    }
-
     /// Plain, aliased, relative, parenthesized and starred imports, at any
     /// indentation; an import in a string's text after `#` is no import.
     #[test]
@@ -133,7 +125,7 @@ mod tests {
         let text = "import os, pkg.util as u\nfrom pkg.base import Resource as R, Meta\nfrom . import kinds\nfrom ..core import (\n    Base,  # the root\n    Node,\n)\ntry:\n    from .fast import Parser\nexcept ImportError:\n    pass\nfrom .all import *\nx = 1  # from nowhere import Nothing\n";
         let imports = read(text, "lib/pkg/sub/mod.py");
         assert_eq!(
-            bound(&imports),
+            imports.bound_joined("."),
             [
                 ("os", "os"),
                 ("u", "pkg.util"),

@@ -125,21 +125,13 @@ fn module_path(spec: &str, doc: &str) -> Vec<String> {
 mod tests {
     use super::*;
 
-    fn bound(imports: &Imports) -> Vec<(String, String)> {
-        imports
-            .bound
-            .iter()
-            .map(|(n, p)| (n.clone(), p.join("/")))
-            .collect()
-    }
-
     /// Default, named, renamed, type-only, namespace and CommonJS imports;
     /// relative modules from the file's directory.
     #[test]
     fn imports_bind_their_names() {
         let text = "import Base, { Store as S, type Readable } from './base.js';\nimport * as io from '../io/index';\nimport {\n  Parser,\n} from '@acme/core/parse';\nconst { Walk, Tree: T } = require('./walk');\nconst util = require('util');\nconst s = \"import X from 'nowhere'\";\n";
         assert_eq!(
-            bound(&read(text, "src/lib/store.ts")),
+            read(text, "src/lib/store.ts").bound_joined("/"),
             [
                 ("Base", "src/lib/base/Base"),
                 ("S", "src/lib/base/Store"),
