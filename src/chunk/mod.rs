@@ -31,8 +31,9 @@ use serde::{Deserialize, Serialize};
 /// C++ prototypes found inside file-level conditionals, 18 instance
 /// attributes assigned in `__init__` or a constructor declared by the class,
 /// 19 Python instance attributes assigned in any method, in the body of an
-/// `if`, `try`, `with` or loop too.
-pub const CHUNKER_VERSION: u32 = 19;
+/// `if`, `try`, `with` or loop too, 20 impl blocks titled by their header
+/// (`impl Display for Polygon`).
+pub const CHUNKER_VERSION: u32 = 20;
 
 /// What kind of source a chunk came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]

@@ -201,6 +201,16 @@ fn by_symbols(
                 qualified.push(name.as_str());
             }
         }
+        // A type's impl blocks would all be titled by the type's name, and
+        // so by its definition's: their header tells them apart.
+        if let Some(definition) = piece.symbol.filter(|d| d.kind == "impl")
+            && let Some(last) = title_path.last_mut()
+        {
+            *last = match definition.supers.first() {
+                Some(t) => format!("impl {} for {}", super_name(t), definition.name),
+                None => format!("impl {}", definition.name),
+            };
+        }
         let symbol = piece.symbol.map(|definition| Symbol {
             name: definition.name.clone(),
             qualified: qualified.join(lang.separator),

@@ -414,7 +414,7 @@ fn gaps_between_members_and_around_symbols() {
     let bom = "\u{feff}impl A { fn x() {} }\n";
     assert_eq!(
         outline("rust", bom),
-        owned(&[("A", Some("A")), ("A/x", Some("A::x"))])
+        owned(&[("impl A", Some("A")), ("A/x", Some("A::x"))])
     );
 }
 
