@@ -315,7 +315,9 @@ fn with_members(
                 between.push_str(&c.text);
                 between.push('\n');
             }
-            lang = lang.take().or(c.lang.clone());
+            if lang.is_none() {
+                lang = c.lang.clone();
+            }
             Ok(())
         })?;
         if let Some(imports) = lang.and_then(|l| Imports::read(&l, &between, &doc)) {

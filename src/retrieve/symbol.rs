@@ -306,12 +306,14 @@ impl Retriever {
         // budget, leaving what is attached out; so the list keeps up to a
         // third of it, and more budget never shows less of the list.
         let cut = window::cut(wanted, first, f.lines[0], budget.applied);
-        let reserve = attached::cost(&list, &f.qualified, &f.whole.doc).min(budget.applied / 3);
+        let whole_list = attached::cost(&list, &f.qualified, &f.whole.doc);
+        let reserve = whole_list.min(budget.applied / 3);
         let outline = (full_token_est > budget.applied)
             .then(|| outline::outline(&f, &chunks, &rows, budget.applied - reserve, cut.last))
             .flatten();
-        // The budget that shows the whole window: the type's text, or with
-        // an outline one that leaves the whole list its third.
+        // What the window needs beside the whole list: the type's text, or
+        // with an outline at least twice the list, so that the list's third
+        // holds all of it.
         let mut window_whole = full_token_est;
         if let Some(o) = outline {
             window.text = o.text;
@@ -319,7 +321,6 @@ impl Retriever {
             window.token_est = o.token_est;
             window.truncated = true;
             window.members = o.members;
-            let whole_list = attached::cost(&list, &f.qualified, &f.whole.doc);
             // The members left out need the outline's budget and the list's
             // share beside it: all of the list, or half the outline's.
             window.more_members = o.more.map(|mut more| {
