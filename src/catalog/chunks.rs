@@ -248,6 +248,26 @@ impl Catalog {
         self.for_each_chunk_where("doc = ?1 AND scope = 'docs'", params![doc], f)
     }
 
+    /// The text of `doc` outside its symbols (imports, module docs), its
+    /// chunks joined by newlines: what a file's imports are read from.
+    /// Symbol chunks are neither decoded nor read.
+    pub fn outside_symbols(&self, doc: &str) -> Result<String> {
+        let sql = format!(
+            "SELECT {COLUMNS} FROM chunks WHERE doc = ?1 AND scope = 'docs' \
+             AND (extra IS NULL OR instr(extra, '\"symbol\"') = 0) ORDER BY ordinal"
+        );
+        let mut stmt = self.conn.prepare_cached(&sql).map_err(|e| self.err(e))?;
+        let mut rows = stmt.query(params![doc]).map_err(|e| self.err(e))?;
+        let mut cache = PageCache::default();
+        let mut text = String::new();
+        while let Some(row) = rows.next().map_err(|e| self.err(e))? {
+            let stored = decode_row(row).map_err(|e| self.err(e))?;
+            text.push_str(&self.with_text_unhashed(stored, &mut cache)?.text);
+            text.push('\n');
+        }
+        Ok(text)
+    }
+
     /// Calls `f` with the metadata of each chunk of `doc` in order.
     pub fn for_each_meta_of(
         &self,

@@ -17,6 +17,7 @@ pub mod outline;
 mod parts;
 pub mod preview;
 pub mod refs;
+mod refs_of;
 mod scope;
 pub mod search;
 mod similar;

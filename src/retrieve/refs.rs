@@ -19,6 +19,9 @@ const LINES_SHOWN: usize = 3;
 pub struct RefsOptions {
     /// An identifier, or a qualified name whose last part is looked for.
     pub name: String,
+    /// The place (file, directory or package) of the one definition whose
+    /// uses are wanted, when several files define the name.
+    pub file: Option<String>,
     /// Code chunks only (otherwise Markdown too).
     pub code_only: bool,
     /// Token budget of the list.
@@ -37,6 +40,13 @@ pub struct Refs {
     /// What the budget left out.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub more: Option<MoreRefs>,
+    /// With `--file`, the document of the definition the uses are of.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub definition: Option<String>,
+    /// With `--file`, the chunks using the name that mean another definition
+    /// (or that nothing ties to this one), not listed.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub other_meanings: usize,
     /// Chunks using it, in all.
     pub chunks: usize,
     /// Lines using it, in all.
@@ -126,12 +136,29 @@ impl Refs {
                 more.count,
                 more.budget_needed
             ),
-            None => format!(
-                "{} in {} use `{}` (by name: same-named items elsewhere count too)",
-                super::counted(self.lines, "line", "lines"),
-                super::counted(self.chunks, "chunk", "chunks"),
-                self.name
-            ),
+            None => match &self.definition {
+                Some(doc) => format!(
+                    "{} in {} use the `{}` of {doc}, by the paths their files' imports give it{}",
+                    super::counted(self.lines, "line", "lines"),
+                    super::counted(self.chunks, "chunk", "chunks"),
+                    self.name,
+                    match self.other_meanings {
+                        0 => String::new(),
+                        n => format!(
+                            "; {} using the name {} another definition's, or no import ties {} to it",
+                            super::counted(n, "other chunk", "other chunks"),
+                            if n == 1 { "is" } else { "are" },
+                            if n == 1 { "it" } else { "them" }
+                        ),
+                    }
+                ),
+                None => format!(
+                    "{} in {} use `{}` (by name: same-named items elsewhere count too; --file picks one definition)",
+                    super::counted(self.lines, "line", "lines"),
+                    super::counted(self.chunks, "chunk", "chunks"),
+                    self.name
+                ),
+            },
         }
     }
 }
@@ -156,11 +183,19 @@ impl Retriever {
         chunks.sort_by(|a, b| {
             reading_order(&a.doc, a.lines[0]).cmp(&reading_order(&b.doc, b.lines[0]))
         });
+        let of = match &opts.file {
+            Some(place) => Some(self.uses_of_definition(name, place, &chunks, &word)?),
+            None => None,
+        };
         let mut all: Vec<Ref> = chunks
             .iter()
             .filter(|c| !defines(c, name))
             .filter_map(|c| uses(c, &word))
             .collect();
+        let by_name = all.len();
+        if let Some(ids) = of.as_ref().and_then(|o| o.ids.as_ref()) {
+            all.retain(|r| ids.contains(&r.id));
+        }
         let chunks = all.len();
         let lines = all.iter().map(|r| r.hits.len() + r.more_lines).sum();
         let costs: Vec<usize> = all.iter().map(|r| estimate(&r.render())).collect();
@@ -182,6 +217,8 @@ impl Retriever {
             name: name.to_string(),
             refs: all,
             more,
+            other_meanings: by_name - chunks,
+            definition: of.map(|o| o.doc),
             chunks,
             lines,
             token_est,
@@ -212,7 +249,7 @@ fn identifier(given: &str) -> Result<&str> {
 }
 
 /// Whether `c` is the definition of `name` itself (not an impl block of it).
-fn defines(c: &Chunk, name: &str) -> bool {
+pub(super) fn defines(c: &Chunk, name: &str) -> bool {
     c.symbol
         .as_ref()
         .is_some_and(|s| s.name == name && s.kind != "impl")

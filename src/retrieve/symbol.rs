@@ -352,7 +352,7 @@ impl Retriever {
     /// A `--file` value as a place in the project: a path or the end of
     /// one, or a name a package's manifest declares (`grep-searcher`), read
     /// as that package's directory.
-    fn place(&self, given: &str) -> Result<String> {
+    pub(super) fn place(&self, given: &str) -> Result<String> {
         // A scoped npm name (`@acme/core`) has a `/` but is no path.
         if (!given.contains('/') || given.starts_with('@'))
             && let Some(dir) = packages::declared_dir(given, &self.catalog.packages()?)

@@ -440,8 +440,9 @@ fn rebuild_is_visible_without_restart() {
 
 /// `ctx tools` prints exactly what `tools/list` serves, in three shapes, and the
 /// whole `tools/list` answer (eleven tools) stays under 1,700 estimated tokens:
-/// every agent pays it on every turn (ten tools fitted in 1,600; with
-/// `ctx_refs` it is ~1,641).
+/// every agent pays it on every turn (ten tools fitted in 1,600; `ctx_refs`
+/// and its `file` brought it near the limit, and other descriptions were
+/// cut to make room).
 #[test]
 fn ctx_tools_matches_the_server() {
     let s = Served::new();

@@ -98,12 +98,78 @@ impl Imports {
     }
 }
 
+/// Which definition of a name code means by the path it writes for it.
+/// A path leads to the owner when, of the files defining the name, the
+/// owner's is reached skipping fewest modules (see [`Places::skips`]); a
+/// Rust path from `crate`, `self` or `super` stays in its own package.
+pub(super) struct Meaning<'a, 'p> {
+    owner_doc: &'a str,
+    name: &'a str,
+    /// The files defining the name in the owner's language family.
+    definitions: Vec<&'a str>,
+    rust: bool,
+    places: &'a mut Places<'p>,
+    packages: &'a [Package],
+}
+
+impl<'a, 'p> Meaning<'a, 'p> {
+    /// The meaning of `name` as defined in `owner_doc`, in `lang`, among
+    /// the definitions in `defining` (documents, with their languages).
+    pub(super) fn new(
+        owner_doc: &'a str,
+        name: &'a str,
+        lang: &str,
+        defining: impl IntoIterator<Item = (&'a str, Option<&'a str>)>,
+        places: &'a mut Places<'p>,
+        packages: &'a [Package],
+    ) -> Meaning<'a, 'p> {
+        let mut definitions: Vec<&str> = defining
+            .into_iter()
+            .filter(|(_, l)| same_family(*l, lang))
+            .map(|(d, _)| d)
+            .collect();
+        definitions.sort_unstable();
+        definitions.dedup();
+        Meaning {
+            owner_doc,
+            name,
+            definitions,
+            rust: lang == "rust",
+            places,
+            packages,
+        }
+    }
+
+    /// Whether one of the paths `written` in `from` (a document whose
+    /// imports are `imports`) leads to the owner.
+    pub(super) fn leads(&mut self, from: &str, imports: &Imports, written: &[Vec<String>]) -> bool {
+        written.iter().flat_map(|w| imports.resolve(w)).any(|path| {
+            let Some((last, leading)) = path.split_last() else {
+                return false;
+            };
+            let relative = leading
+                .first()
+                .is_some_and(|p| matches!(p.as_str(), "crate" | "self" | "super"));
+            let elsewhere = unit(from, self.packages) != unit(self.owner_doc, self.packages);
+            if last != self.name || leading.is_empty() || (self.rust && relative && elsewhere) {
+                return false;
+            }
+            let Some(own) = self.places.skips(leading, self.owner_doc, self.rust, false) else {
+                return false;
+            };
+            let (places, rust) = (&mut *self.places, self.rust);
+            self.definitions.iter().all(|d| {
+                places
+                    .skips(leading, d, rust, false)
+                    .is_none_or(|n| n >= own)
+            })
+        })
+    }
+}
+
 /// The chunks of `pool` outside the owner's file that mean `owner` by the
 /// path their file's `imports` give its name: an impl block whose trait or
-/// type it is, a type extending or implementing it. A path leads to the
-/// owner when, of the files defining the name, the owner's is reached
-/// skipping fewest modules (see [`Places::skips`]); a Rust path from
-/// `crate`, `self` or `super` stays in its own package.
+/// type it is, a type extending or implementing it (see [`Meaning`]).
 pub(super) fn leading_to(
     owner: &Owner<'_>,
     pool: &[Chunk],
@@ -111,18 +177,16 @@ pub(super) fn leading_to(
     places: &mut Places<'_>,
     packages: &[Package],
 ) -> HashSet<String> {
-    let lang_of = |doc: &str| {
-        pool.iter()
-            .find(|c| c.doc == doc)
-            .and_then(|c| c.lang.as_deref())
-    };
-    let Some(lang) = lang_of(owner.doc) else {
+    let Some(lang) = pool
+        .iter()
+        .find(|c| c.doc == owner.doc)
+        .and_then(|c| c.lang.as_deref())
+    else {
         return HashSet::new();
     };
-    let rust = lang == "rust";
-    let mut definitions: Vec<&str> = pool
+    let defining = pool
         .iter()
-        .filter(|c| !c.is_later_part() && same_family(c.lang.as_deref(), lang))
+        .filter(|c| !c.is_later_part())
         .filter(|c| {
             c.symbol.as_ref().is_some_and(|s| {
                 s.kind != "impl"
@@ -131,9 +195,8 @@ pub(super) fn leading_to(
                     && !s.qualified.contains('.')
             })
         })
-        .map(|c| c.doc.as_str())
-        .collect();
-    definitions.dedup();
+        .map(|c| (c.doc.as_str(), c.lang.as_deref()));
+    let mut meaning = Meaning::new(owner.doc, owner.name, lang, defining, places, packages);
     let mut out = HashSet::new();
     for c in pool.iter().filter(|c| {
         !c.is_later_part() && c.doc != owner.doc && same_family(c.lang.as_deref(), lang)
@@ -141,7 +204,7 @@ pub(super) fn leading_to(
         let (Some(s), Some(imports)) = (&c.symbol, imports.get(&c.doc)) else {
             continue;
         };
-        let written = match rust {
+        let written = match meaning.rust {
             true if s.kind == "impl" => rust::impl_paths(s, owner.name),
             true => Vec::new(),
             false if s.supers.iter().any(|t| super_name(t) == owner.name) => {
@@ -149,31 +212,41 @@ pub(super) fn leading_to(
             }
             false => Vec::new(),
         };
-        let leads = written.iter().flat_map(|w| imports.resolve(w)).any(|path| {
-            let Some((last, leading)) = path.split_last() else {
-                return false;
-            };
-            let relative = leading
-                .first()
-                .is_some_and(|p| matches!(p.as_str(), "crate" | "self" | "super"));
-            if last != owner.name
-                || leading.is_empty()
-                || (rust && relative && unit(&c.doc, packages) != unit(owner.doc, packages))
-            {
-                return false;
-            }
-            let Some(own) = places.skips(leading, owner.doc, rust, false) else {
-                return false;
-            };
-            definitions.iter().all(|d| {
-                places
-                    .skips(leading, d, rust, false)
-                    .is_none_or(|n| n >= own)
-            })
-        });
-        if leads {
+        if meaning.leads(&c.doc, imports, &written) {
             out.insert(c.id.clone());
         }
+    }
+    out
+}
+
+/// The paths a line of code writes ending in `name`, whole word:
+/// `serde_json::Value` and `Value` of `let v: serde_json::Value = Value::Null;`,
+/// `email.message.Message` in Python.
+pub(super) fn written_in(line: &str, name: &str) -> Vec<Vec<String>> {
+    let ident = |c: char| c.is_alphanumeric() || c == '_' || c == '$';
+    let mut out = Vec::new();
+    for (at, _) in line.match_indices(name) {
+        let end = at + name.len();
+        let whole = !line[..at].ends_with(ident) && !line[end..].starts_with(ident);
+        if !whole {
+            continue;
+        }
+        let mut parts = vec![name.to_string()];
+        let mut start = at;
+        loop {
+            let before = &line[..start];
+            let Some(sep) = ["::", "."].into_iter().find(|s| before.ends_with(s)) else {
+                break;
+            };
+            let head = &before[..before.len() - sep.len()];
+            let from = head.trim_end_matches(ident).len();
+            if from == head.len() {
+                break;
+            }
+            parts.insert(0, head[from..].to_string());
+            start = from;
+        }
+        out.push(parts);
     }
     out
 }
@@ -299,5 +372,25 @@ mod tests {
             ["Base"]
         );
         assert!(of("class Base:", "Base").is_empty());
+    }
+
+    /// A line's uses of a name with the paths written before them.
+    #[test]
+    fn a_line_writes_paths_to_a_name() {
+        let of = |line: &str, name: &str| {
+            written_in(line, name)
+                .into_iter()
+                .map(|p| p.join("."))
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(
+            of("let v: serde_json::Value = Value::Null;", "Value"),
+            ["serde_json.Value", "Value"]
+        );
+        assert_eq!(
+            of("m = email.message.Message(); MyMessage()", "Message"),
+            ["email.message.Message"]
+        );
+        assert!(of("ValueKind", "Value").is_empty());
     }
 }

@@ -35,6 +35,9 @@ pub struct SymbolArgs {
 pub struct RefsArgs {
     /// An identifier (`WalkBuilder`), or a qualified name whose last part is looked for (`Walk::new`).
     pub name: String,
+    /// Only the uses of the definition in this file or directory (or package), by the imports of the files using the name.
+    #[arg(long, value_name = "PATH")]
+    pub file: Option<String>,
     /// Markdown chunks too, not only code.
     #[arg(long)]
     pub all: bool,
@@ -65,6 +68,7 @@ pub(super) fn refs(cli: &Cli, p: &Printer, args: &RefsArgs) -> anyhow::Result<Ex
     let (r, settings) = retriever(cli, p, args.budget, args.no_build)?;
     let params = RefsParams {
         name: args.name.clone(),
+        file: args.file.clone(),
         all: Some(args.all),
         budget: Some(args.budget),
     };

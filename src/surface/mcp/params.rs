@@ -119,7 +119,7 @@ impl SearchParams {
 #[serde(deny_unknown_fields)]
 #[schemars(crate = "rmcp::schemars")]
 pub struct GetParams {
-    /// Chunk IDs from ctx_search, file paths, or `path:START-END` (the chunks holding those lines).
+    /// Chunk IDs, file paths or `path:START-END`.
     pub ids: Vec<String>,
     /// Default raw.
     pub mode: Option<ModeParam>,
@@ -181,7 +181,7 @@ impl EvidenceParams {
 pub struct SymbolParams {
     /// Name, Container::name, crate::module::Name, Go package.Name, impl Trait for Type, or a chunk ID.
     pub name: String,
-    /// Only in this file or directory (path or its end), or workspace member (package name).
+    /// A file or directory (path or its end), or a package name.
     pub file: Option<String>,
     /// Lines around it (default 0).
     pub context_lines: Option<usize>,
@@ -209,6 +209,8 @@ impl SymbolParams {
 pub struct RefsParams {
     /// Identifier (of Type::name, the last part).
     pub name: String,
+    /// Its definition's file/dir.
+    pub file: Option<String>,
     /// Include Markdown (default false).
     pub all: Option<bool>,
     /// Token budget (default 1200).
@@ -220,6 +222,7 @@ impl RefsParams {
     pub fn options(&self, cap: usize) -> RefsOptions {
         RefsOptions {
             name: self.name.clone(),
+            file: self.file.clone(),
             code_only: !self.all.unwrap_or(false),
             budget: self.budget.unwrap_or(DEFAULT_BUDGET),
             cap,

@@ -103,9 +103,9 @@ impl ToolName {
                 "Search and fetch in one call: a cited, read-only evidence block within a budget."
             }
             ToolName::Symbol => {
-                "Source of a function, method, type or field by name, within a token budget."
+                "Source of a function, method, type or field by name, within a budget."
             }
-            ToolName::Refs => "Lines using a name, by chunk ID and enclosing symbol.",
+            ToolName::Refs => "Lines using a name, by chunk ID and symbol.",
             ToolName::Length => {
                 "Size of a referenced value (chars, bytes, lines, tokens); JSON: its keys too."
             }
@@ -127,7 +127,7 @@ impl ToolName {
     pub fn usage(self) -> &'static str {
         match self {
             ToolName::Search => {
-                r#"Use it first, then ctx_get the top 2 IDs. If it answers "no evidence", say the docs do not cover it; do not guess. "kind":"code" keeps to functions and types. Example: {"query":"how to rotate the signing key"} then ctx_get {"ids":["<id1>","<id2>"],"mode":"excerpt","query":"rotate signing key"}."#
+                r#"Use it first, then ctx_get the top 2 IDs. If it answers "no evidence", say the docs do not cover it; do not guess. "kind":"code" keeps to functions and types. Example: {"query":"how to rotate the signing key"} then ctx_get {"ids":["<id1>","<id2>"],"mode":"excerpt","query":"rotate key"}."#
             }
             ToolName::Get => {
                 r#"raw: whole chunks (what does not fit is listed as omitted); excerpt: trimmed around query; skeleton: outline (code: bodies elided). A file path means all its chunks; `path:12-30` (or `path:12`) the chunks holding those lines. Example: {"ids":["deploy:3fa9c2e1d0"],"mode":"excerpt","query":"rollback","budget":800}."#
@@ -138,7 +138,9 @@ impl ToolName {
             ToolName::Symbol => {
                 r#"Several matches return a list: call again with "file". A type's answer lists its impl blocks and subtypes by ID. Example: {"name":"WalkBuilder::build","context_lines":3}."#
             }
-            ToolName::Refs => r#"By name, not type. Example: {"name":"WalkBuilder"}."#,
+            ToolName::Refs => {
+                r#""file" keeps one definition's uses. Example: {"name":"WalkBuilder"}."#
+            }
             ToolName::Length => {
                 r#"Check it before reading. Example: {"opaque_reference":"internal://<id>"}."#
             }

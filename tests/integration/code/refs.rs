@@ -199,3 +199,138 @@ fn sources_come_before_benches_and_tests() {
         "{out}"
     );
 }
+
+/// With `--file`, only the uses of that definition of a name several files
+/// define: in its own file, and where the file's imports (or the path the
+/// line writes) lead to it; a file defining its own, or naming no path to
+/// either, is left out and counted.
+#[test]
+fn file_picks_the_uses_of_one_definition() {
+    let env = env();
+    env.write(
+        "src/other.rs",
+        "pub struct Polygon;\n\npub fn make() -> Polygon {\n    Polygon\n}\n",
+    );
+    env.write(
+        "src/paint.rs",
+        "use crate::other;\n\npub fn paint(p: &other::Polygon) {}\n\npub fn both(a: &crate::shape::Polygon) {}\n",
+    );
+    env.write("src/vague.rs", "pub fn vague(p: &Polygon) {}\n");
+    let out = env.json(&["refs", "Polygon", "--file", "src/shape.rs"]);
+    let within: Vec<(String, String)> = listed(&out)
+        .into_iter()
+        .map(|(doc, within, _)| (doc, within))
+        .collect();
+    assert_eq!(
+        within,
+        [
+            ("src/draw.rs", "(between symbols)"),
+            ("src/draw.rs", "draw"),
+            ("src/paint.rs", "both"),
+            ("src/shape.rs", "Polygon"),
+            ("src/shape.rs", "Polygon::triangle"),
+            ("src/shape.rs", "Polygon"),
+        ]
+        .map(|(d, w)| (d.to_string(), w.to_string())),
+        "{out}"
+    );
+    assert_eq!(out["definition"], "src/shape.rs", "{out}");
+    // `other.rs`'s own use, `paint`'s `other::Polygon` and `vague.rs`.
+    assert_eq!(out["other_meanings"], 3, "{out}");
+    let other = env.json(&["refs", "Polygon", "--file", "src/other.rs"]);
+    let docs: Vec<String> = listed(&other)
+        .into_iter()
+        .map(|(d, w, _)| format!("{d} {w}"))
+        .collect();
+    assert_eq!(docs, ["src/other.rs make", "src/paint.rs paint"], "{other}");
+    let (_, stderr) = super::run(&env, &["refs", "Polygon", "--file", "src/other.rs"]);
+    assert!(
+        stderr.contains("3 lines in 2 chunks use the `Polygon` of src/other.rs, by the paths their files' imports give it; 7 other chunks using the name are another definition's, or no import ties them to it"),
+        "{stderr}"
+    );
+
+    // Python by `from … import` and module paths; Go by package.
+    env.write("py/a/model.py", "class Item:\n    pass\n");
+    env.write("py/b/model.py", "class Item:\n    pass\n");
+    env.write(
+        "py/app.py",
+        "from a.model import Item\nimport b.model\n\n\ndef first():\n    return Item()\n\n\ndef second():\n    return b.model.Item()\n",
+    );
+    let a = env.json(&["refs", "Item", "--file", "py/a/model.py"]);
+    let a: Vec<String> = listed(&a)
+        .into_iter()
+        .map(|(d, w, _)| format!("{d} {w}"))
+        .collect();
+    assert_eq!(
+        a,
+        ["py/app.py (between symbols)", "py/app.py first"],
+        "{a:?}"
+    );
+    let b = env.json(&["refs", "Item", "--file", "py/b"]);
+    let b: Vec<String> = listed(&b)
+        .into_iter()
+        .map(|(d, w, _)| format!("{d} {w}"))
+        .collect();
+    assert_eq!(b, ["py/app.py second"], "{b:?}");
+
+    env.write(
+        "go/io/reader.go",
+        "package io\n\ntype Reader interface {\n\tRead() int\n}\n",
+    );
+    env.write(
+        "go/io/util.go",
+        "package io\n\nfunc Wrap(r Reader) Reader {\n\treturn r\n}\n",
+    );
+    env.write("go/tar/reader.go", "package tar\n\ntype Reader struct{}\n");
+    env.write(
+        "go/app/main.go",
+        "package app\n\nimport \"io\"\n\nfunc Use(r io.Reader) {}\n\nfunc Own(r Reader) {}\n",
+    );
+    let io = env.json(&["refs", "Reader", "--file", "go/io/reader.go"]);
+    let io: Vec<String> = listed(&io)
+        .into_iter()
+        .map(|(d, w, _)| format!("{d} {w}"))
+        .collect();
+    assert_eq!(io, ["go/app/main.go Use", "go/io/util.go Wrap"], "{io:?}");
+}
+
+/// `--file` names a place holding the name's definition: nowhere, or
+/// several, is refused with the places that do.
+#[test]
+fn file_must_hold_one_definition() {
+    let env = env();
+    env.write("src/other.rs", "pub struct Polygon;\n");
+    for (file, message) in [
+        (
+            "src/draw.rs",
+            "no definition of `Polygon` in `src/draw.rs`; `Polygon` is defined in src/other.rs, src/shape.rs: give one of them to --file",
+        ),
+        (
+            "src",
+            "`src` holds 2 definitions of `Polygon` (src/other.rs, src/shape.rs): give the file to --file",
+        ),
+    ] {
+        let done = env
+            .ctx(&["refs", "Polygon", "--file", file])
+            .output()
+            .expect("run ctx");
+        assert!(!done.status.success(), "{done:?}");
+        let stderr = String::from_utf8_lossy(&done.stderr);
+        assert!(stderr.contains(message), "{stderr}");
+    }
+    let done = env
+        .ctx(&["refs", "sides", "--file", "src/shape.rs"])
+        .output()
+        .expect("run ctx");
+    let stderr = String::from_utf8_lossy(&done.stderr);
+    assert!(done.status.success(), "{stderr}");
+    let done = env
+        .ctx(&["refs", "draw_all", "--file", "src"])
+        .output()
+        .expect("run ctx");
+    let stderr = String::from_utf8_lossy(&done.stderr);
+    assert!(
+        stderr.contains("no definition of `draw_all` in `src`; `draw_all` has no definition in this pack; leave out --file to list its uses by name"),
+        "{stderr}"
+    );
+}
