@@ -124,9 +124,9 @@ impl Refs {
     }
 
     /// The line after the list: what the budget left out and the budget
-    /// that lists it (`budget` as the caller names it: `--budget`,
-    /// `"budget":`), or how many lines and chunks use the name.
-    pub fn summary(&self, budget: &str) -> String {
+    /// that lists it, or how many lines and chunks use the name (`budget`
+    /// and `file` as the caller names them: `--budget`, `"budget":`).
+    pub fn summary(&self, budget: &str, file: &str) -> String {
         match &self.more {
             Some(more) => format!(
                 "{} of {} chunks using `{}` listed; {} more need {budget} {}",
@@ -153,7 +153,7 @@ impl Refs {
                     }
                 ),
                 None => format!(
-                    "{} in {} use `{}` (by name: same-named items elsewhere count too; --file picks one definition)",
+                    "{} in {} use `{}` (by name: same-named items elsewhere count too; {file} picks one definition)",
                     super::counted(self.lines, "line", "lines"),
                     super::counted(self.chunks, "chunk", "chunks"),
                     self.name

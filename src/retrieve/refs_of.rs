@@ -55,10 +55,10 @@ impl Retriever {
                 docs.dedup();
                 let known = match docs.is_empty() {
                     true => format!(
-                        "`{name}` has no definition in this pack; leave out --file to list its uses by name"
+                        "`{name}` has no definition in this pack; without a file, its uses by name are listed"
                     ),
                     false => format!(
-                        "`{name}` is defined in {}: give one of them to --file",
+                        "`{name}` is defined in {}: give one of them as the file",
                         docs.join(", ")
                     ),
                 };
@@ -69,7 +69,7 @@ impl Retriever {
             several => {
                 let docs: Vec<&str> = several.iter().map(|c| c.doc.as_str()).collect();
                 return Err(Error::Invalid(format!(
-                    "`{place}` holds {} definitions of `{name}` ({}): give the file to --file",
+                    "`{place}` holds {} definitions of `{name}` ({}): give the file",
                     docs.len(),
                     docs.join(", ")
                 )));

@@ -92,7 +92,7 @@ pub(super) fn refs(cli: &Cli, p: &Printer, args: &RefsArgs) -> anyhow::Result<Ex
     if let Some(note) = found.budget.clamp_note() {
         p.note(&note);
     }
-    p.note(&found.summary("--budget"));
+    p.note(&found.summary("--budget", "--file"));
     Ok(status)
 }
 

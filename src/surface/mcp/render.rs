@@ -290,7 +290,7 @@ pub(super) fn render_refs(found: &Refs, all: bool) -> String {
     if let Some(note) = found.budget.clamp_note() {
         out.push_str(&format!("[{note}]\n"));
     }
-    out.push_str(&format!("[{}]", found.summary("\"budget\":")));
+    out.push_str(&format!("[{}]", found.summary("\"budget\":", "\"file\"")));
     out
 }
 

@@ -303,11 +303,11 @@ fn file_must_hold_one_definition() {
     for (file, message) in [
         (
             "src/draw.rs",
-            "no definition of `Polygon` in `src/draw.rs`; `Polygon` is defined in src/other.rs, src/shape.rs: give one of them to --file",
+            "no definition of `Polygon` in `src/draw.rs`; `Polygon` is defined in src/other.rs, src/shape.rs: give one of them as the file",
         ),
         (
             "src",
-            "`src` holds 2 definitions of `Polygon` (src/other.rs, src/shape.rs): give the file to --file",
+            "`src` holds 2 definitions of `Polygon` (src/other.rs, src/shape.rs): give the file",
         ),
     ] {
         let done = env
@@ -330,7 +330,7 @@ fn file_must_hold_one_definition() {
         .expect("run ctx");
     let stderr = String::from_utf8_lossy(&done.stderr);
     assert!(
-        stderr.contains("no definition of `draw_all` in `src`; `draw_all` has no definition in this pack; leave out --file to list its uses by name"),
+        stderr.contains("no definition of `draw_all` in `src`; `draw_all` has no definition in this pack; without a file, its uses by name are listed"),
         "{stderr}"
     );
 }

@@ -63,6 +63,15 @@ fn symbol_and_file_outline_over_mcp() {
                 call("ctx_symbol", json!({"name": "crate::sample::is_hidden"})),
                 call("ctx_symbol", json!({"name": "elsewhere::is_hidden"})),
                 call("ctx_symbol", json!({"name": "WalkBuilder::buld"})),
+                call(
+                    "ctx_refs",
+                    json!({"name": "WalkBuilder", "file": "rust/sample.rs"})
+                ),
+                call(
+                    "ctx_refs",
+                    json!({"name": "WalkBuilder", "file": "nowhere.rs"})
+                ),
+                call("ctx_refs", json!({"name": "WalkBuilder"})),
             ]),
         );
         let steps = report["steps"].as_array().expect("steps");
@@ -250,5 +259,22 @@ fn symbol_and_file_outline_over_mcp() {
             "no symbol `WalkBuilder::buld` in this pack; similar names: `WalkBuilder::build` (rust/sample.rs:",
         );
         assert_tool_error(&steps[21], "; or try ctx_search {");
+        // One definition's uses, named as the tool names its arguments.
+        assert_ok(&steps[22]);
+        assert_eq!(s(22)["definition"], "rust/sample.rs", "{mode}: {}", s(22));
+        assert!(
+            text(&steps[22], 0).ends_with("use the `WalkBuilder` of rust/sample.rs, by the paths their files' imports give it]"),
+            "{mode}: {}",
+            text(&steps[22], 0)
+        );
+        assert!(
+            text(&steps[24], 0).contains("\"file\" picks one definition)"),
+            "{mode}: {}",
+            text(&steps[24], 0)
+        );
+        assert_tool_error(
+            &steps[23],
+            "no definition of `WalkBuilder` in `nowhere.rs`; `WalkBuilder` is defined in rust/sample.rs: give one of them as the file",
+        );
     }
 }
