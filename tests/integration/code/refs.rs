@@ -48,6 +48,14 @@ fn listed(out: &serde_json::Value) -> Vec<(String, String, Vec<u64>)> {
         .collect()
 }
 
+/// `doc within` of each listed chunk.
+fn places(out: &serde_json::Value) -> Vec<String> {
+    listed(out)
+        .into_iter()
+        .map(|(doc, within, _)| format!("{doc} {within}"))
+        .collect()
+}
+
 fn entry(doc: &str, within: &str, lines: &[u64]) -> (String, String, Vec<u64>) {
     (doc.to_string(), within.to_string(), lines.to_vec())
 }
@@ -238,10 +246,7 @@ fn file_picks_the_uses_of_one_definition() {
     // `other.rs`'s own use, `paint`'s `other::Polygon` and `vague.rs`.
     assert_eq!(out["other_meanings"], 3, "{out}");
     let other = env.json(&["refs", "Polygon", "--file", "src/other.rs"]);
-    let docs: Vec<String> = listed(&other)
-        .into_iter()
-        .map(|(d, w, _)| format!("{d} {w}"))
-        .collect();
+    let docs = places(&other);
     assert_eq!(docs, ["src/other.rs make", "src/paint.rs paint"], "{other}");
     let (_, stderr) = super::run(&env, &["refs", "Polygon", "--file", "src/other.rs"]);
     assert!(
@@ -257,20 +262,14 @@ fn file_picks_the_uses_of_one_definition() {
         "from a.model import Item\nimport b.model\n\n\ndef first():\n    return Item()\n\n\ndef second():\n    return b.model.Item()\n",
     );
     let a = env.json(&["refs", "Item", "--file", "py/a/model.py"]);
-    let a: Vec<String> = listed(&a)
-        .into_iter()
-        .map(|(d, w, _)| format!("{d} {w}"))
-        .collect();
+    let a = places(&a);
     assert_eq!(
         a,
         ["py/app.py (between symbols)", "py/app.py first"],
         "{a:?}"
     );
     let b = env.json(&["refs", "Item", "--file", "py/b"]);
-    let b: Vec<String> = listed(&b)
-        .into_iter()
-        .map(|(d, w, _)| format!("{d} {w}"))
-        .collect();
+    let b = places(&b);
     assert_eq!(b, ["py/app.py second"], "{b:?}");
 
     env.write(
@@ -287,10 +286,7 @@ fn file_picks_the_uses_of_one_definition() {
         "package app\n\nimport \"io\"\n\nfunc Use(r io.Reader) {}\n\nfunc Own(r Reader) {}\n",
     );
     let io = env.json(&["refs", "Reader", "--file", "go/io/reader.go"]);
-    let io: Vec<String> = listed(&io)
-        .into_iter()
-        .map(|(d, w, _)| format!("{d} {w}"))
-        .collect();
+    let io = places(&io);
     assert_eq!(io, ["go/app/main.go Use", "go/io/util.go Wrap"], "{io:?}");
 }
 
