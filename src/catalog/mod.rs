@@ -6,6 +6,7 @@
 //! committed transaction, never a partial one, and never waits for the writer.
 
 pub mod boxes;
+mod chunk_writes;
 mod chunks;
 mod places;
 mod skipped;
