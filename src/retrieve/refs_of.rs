@@ -143,7 +143,10 @@ impl Retriever {
     /// The imports of `doc` (code in `lang`), read from its code outside
     /// its symbols; `None` for a language whose imports are not read.
     fn imports_of(&self, doc: &str, lang: Option<&str>) -> Result<Option<Imports>> {
+        let Some(lang) = lang.filter(|l| Imports::reads(l)) else {
+            return Ok(None);
+        };
         let between = self.catalog.outside_symbols(doc)?;
-        Ok(lang.and_then(|l| Imports::read(l, &between, doc)))
+        Ok(Imports::read(lang, &between, doc))
     }
 }

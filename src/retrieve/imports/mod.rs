@@ -36,6 +36,14 @@ pub(super) struct Imports {
 }
 
 impl Imports {
+    /// Whether imports are read for code in `lang`.
+    pub(super) fn reads(lang: &str) -> bool {
+        matches!(
+            lang,
+            "rust" | "python" | "java" | "javascript" | "typescript" | "tsx"
+        )
+    }
+
     /// The imports of `text` (the chunks of `doc` outside its symbols) in
     /// `lang`; `None` for a language whose imports are not read.
     pub(super) fn read(lang: &str, text: &str, doc: &str) -> Option<Imports> {
