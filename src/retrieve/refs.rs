@@ -129,10 +129,13 @@ impl Refs {
     pub fn summary(&self, budget: &str, file: &str) -> String {
         match &self.more {
             Some(more) => format!(
-                "{} of {} chunks using `{}` listed; {} more need {budget} {}",
+                "{} of {} chunks using {} listed; {} more need {budget} {}",
                 self.refs.len(),
                 self.chunks,
-                self.name,
+                match &self.definition {
+                    Some(doc) => format!("the `{}` of {doc}", self.name),
+                    None => format!("`{}`", self.name),
+                },
                 more.count,
                 more.budget_needed
             ),

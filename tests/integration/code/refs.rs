@@ -285,6 +285,23 @@ fn file_picks_the_uses_of_one_definition() {
         "go/app/main.go",
         "package app\n\nimport \"io\"\n\nfunc Use(r io.Reader) {}\n\nfunc Own(r Reader) {}\n",
     );
+    // A list the budget cuts still says whose uses it lists.
+    let (_, stderr) = super::run(
+        &env,
+        &[
+            "refs",
+            "Polygon",
+            "--file",
+            "src/shape.rs",
+            "--budget",
+            "40",
+        ],
+    );
+    assert!(
+        stderr.contains("chunks using the `Polygon` of src/shape.rs listed; "),
+        "{stderr}"
+    );
+
     let io = env.json(&["refs", "Reader", "--file", "go/io/reader.go"]);
     let io = places(&io);
     assert_eq!(io, ["go/app/main.go Use", "go/io/util.go Wrap"], "{io:?}");
