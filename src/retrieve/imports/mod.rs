@@ -158,8 +158,8 @@ impl<'a, 'p> Meaning<'a, 'p> {
             let relative = leading
                 .first()
                 .is_some_and(|p| matches!(p.as_str(), "crate" | "self" | "super"));
-            let elsewhere = unit(from, self.packages) != unit(self.owner_doc, self.packages);
-            if last != self.name || leading.is_empty() || (self.rust && relative && elsewhere) {
+            let elsewhere = || unit(from, self.packages) != unit(self.owner_doc, self.packages);
+            if last != self.name || leading.is_empty() || (self.rust && relative && elsewhere()) {
                 return false;
             }
             let Some(own) = self.places.skips(leading, self.owner_doc, self.rust, false) else {
