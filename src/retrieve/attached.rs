@@ -327,66 +327,66 @@ fn with_members(
     Ok((pool, uses))
 }
 
-/// Keeps the entries of `list` that fit in `budget` tokens after the
-/// window's `used_before`; the rest are counted, with the budget that shows
-/// them and the whole window (`window_whole`). Returns what the list costs.
-/// `home` is the owner's document, whose entries are shown without it.
-pub fn fit(
+/// A list of entries with what its first `k` entries cost under the
+/// heading they get, for each `k`: priced once, then cut to a budget.
+pub struct Priced {
     list: Vec<Attached>,
-    owner: &str,
-    home: &str,
-    budget: usize,
-    used_before: usize,
-    window_whole: usize,
-) -> (Vec<Attached>, usize, Option<MoreAttached>) {
-    if list.is_empty() {
-        return (list, 0, None);
-    }
-    let cost = costs(&list, owner, home);
-    let whole = cost[list.len()];
-    let room = budget.saturating_sub(used_before);
-    let shown = (1..cost.len())
-        .take_while(|&k| cost[k] <= room)
-        .last()
-        .unwrap_or(0);
-    let used = cost[shown];
-    let more = (shown < list.len()).then(|| MoreAttached {
-        count: list.len() - shown,
-        budget_needed: window_whole.max(used_before) + whole,
-    });
-    let mut list = list;
-    list.truncate(shown);
-    (list, used, more)
+    costs: Vec<usize>,
 }
 
-/// What the whole of `list` costs under its heading (see [`fit`]).
-pub fn cost(list: &[Attached], owner: &str, home: &str) -> usize {
-    costs(list, owner, home).last().copied().unwrap_or(0)
-}
-
-/// What the first `k` entries of `list` cost with the heading they get, for
-/// each `k`, estimated as one text (estimates of pieces, each rounded, would
-/// not add up to the text's). The heading changes at most twice along the
-/// list.
-fn costs(list: &[Attached], owner: &str, home: &str) -> Vec<usize> {
-    if list.is_empty() {
-        return vec![0];
-    }
-    let entries: Vec<String> = list.iter().map(|a| a.entry(home)).collect();
-    let mut cost = vec![0];
-    let mut text = (String::new(), crate::tokens::Running::default());
-    for k in 0..list.len() {
-        let top = heading(owner, &list[..=k]);
-        if text.0 != top {
-            text.1 = crate::tokens::Running::default();
-            text.1.push(&top);
-            entries[..k].iter().for_each(|e| text.1.push(e));
-            text.0 = top;
+impl Priced {
+    /// Prices `list`, listed under `owner`'s window; `home` is the owner's
+    /// document, whose entries are shown without it. Each prefix is
+    /// estimated as one text (estimates of pieces, each rounded, would not
+    /// add up to the text's); the heading changes at most twice along it.
+    pub fn new(list: Vec<Attached>, owner: &str, home: &str) -> Priced {
+        let entries: Vec<String> = list.iter().map(|a| a.entry(home)).collect();
+        let mut costs = vec![0];
+        let mut text = (String::new(), crate::tokens::Running::default());
+        for k in 0..list.len() {
+            let top = heading(owner, &list[..=k]);
+            if text.0 != top {
+                text.1 = crate::tokens::Running::default();
+                text.1.push(&top);
+                entries[..k].iter().for_each(|e| text.1.push(e));
+                text.0 = top;
+            }
+            text.1.push(&entries[k]);
+            costs.push(text.1.value());
         }
-        text.1.push(&entries[k]);
-        cost.push(text.1.value());
+        Priced { list, costs }
     }
-    cost
+
+    /// What the whole list costs.
+    pub fn whole(&self) -> usize {
+        self.costs[self.list.len()]
+    }
+
+    /// Keeps the entries that fit in `budget` tokens after the window's
+    /// `used_before`; the rest are counted, with the budget that shows them
+    /// and the whole window (`window_whole`). Returns what the list costs.
+    pub fn fit(
+        self,
+        budget: usize,
+        used_before: usize,
+        window_whole: usize,
+    ) -> (Vec<Attached>, usize, Option<MoreAttached>) {
+        let Priced { mut list, costs } = self;
+        if list.is_empty() {
+            return (list, 0, None);
+        }
+        let room = budget.saturating_sub(used_before);
+        let shown = (1..costs.len())
+            .take_while(|&k| costs[k] <= room)
+            .last()
+            .unwrap_or(0);
+        let more = (shown < list.len()).then(|| MoreAttached {
+            count: list.len() - shown,
+            budget_needed: window_whole.max(used_before) + costs[list.len()],
+        });
+        list.truncate(shown);
+        (list, costs[shown], more)
+    }
 }
 
 /// A type's declaration on one line, up to its body: without the `:` of

@@ -306,7 +306,8 @@ impl Retriever {
         // budget, leaving what is attached out; so the list keeps up to a
         // third of it, and more budget never shows less of the list.
         let cut = window::cut(wanted, first, f.lines[0], budget.applied);
-        let whole_list = attached::cost(&list, &f.qualified, &f.whole.doc);
+        let list = attached::Priced::new(list, &f.qualified, &f.whole.doc);
+        let whole_list = list.whole();
         let reserve = whole_list.min(budget.applied / 3);
         let outline = (full_token_est > budget.applied)
             .then(|| outline::outline(&f, &chunks, &rows, budget.applied - reserve, cut.last))
@@ -335,14 +336,7 @@ impl Retriever {
             window.elided = cut.elided;
             window.truncated = window.lines[1] < wanted_to;
         }
-        let (list, cost, more) = attached::fit(
-            list,
-            &f.qualified,
-            &f.whole.doc,
-            budget.applied,
-            window.token_est,
-            window_whole,
-        );
+        let (list, cost, more) = list.fit(budget.applied, window.token_est, window_whole);
         window.attached = list;
         window.token_est += cost;
         window.more_attached = more;
