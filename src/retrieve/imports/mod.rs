@@ -38,22 +38,13 @@ pub(super) struct Imports {
 impl Imports {
     /// Whether imports are read for code in `lang`.
     pub(super) fn reads(lang: &str) -> bool {
-        matches!(
-            lang,
-            "rust" | "python" | "java" | "javascript" | "typescript" | "tsx"
-        )
+        reader(lang).is_some()
     }
 
     /// The imports of `text` (the chunks of `doc` outside its symbols) in
     /// `lang`; `None` for a language whose imports are not read.
     pub(super) fn read(lang: &str, text: &str, doc: &str) -> Option<Imports> {
-        match lang {
-            "rust" => Some(rust::read(text)),
-            "python" => Some(python::read(text, doc)),
-            "java" => Some(java::read(text, doc)),
-            "javascript" | "typescript" | "tsx" => Some(script::read(text, doc)),
-            _ => None,
-        }
+        reader(lang).map(|read| read(text, doc))
     }
 
     fn bind(&mut self, name: &str, path: Vec<String>) {
@@ -257,6 +248,18 @@ pub(super) fn written_in(line: &str, name: &str) -> Vec<Vec<String>> {
         out.push(parts);
     }
     out
+}
+
+/// The import reader of `lang`, given a file's text outside its symbols
+/// and its path.
+fn reader(lang: &str) -> Option<fn(&str, &str) -> Imports> {
+    match lang {
+        "rust" => Some(|text, _| rust::read(text)),
+        "python" => Some(python::read),
+        "java" => Some(java::read),
+        "javascript" | "typescript" | "tsx" => Some(script::read),
+        _ => None,
+    }
 }
 
 /// Whether code in `lang` can name a type written in `owner` (TypeScript
