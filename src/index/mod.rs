@@ -6,6 +6,7 @@
 pub mod abbrev;
 mod collect;
 pub mod doctest;
+pub mod everyday;
 mod intent;
 mod mentions;
 pub mod operators;

@@ -259,8 +259,7 @@ impl Retriever {
             self.coverage(cover, chunks.iter().take(3).map(|h| &h.chunk))
         };
         let no_evidence = chunks.first().is_none_or(|h| {
-            coverage
-                < min_coverage_for(h.chunk.kind.as_str(), opts.min_coverage, !absent.is_empty())
+            coverage < min_coverage_for(h.chunk.kind.as_str(), opts.min_coverage, &absent)
         });
         if no_evidence {
             let suggestions = chunks

@@ -205,3 +205,78 @@ fn absent_words_are_named_and_raise_the_bar() {
         .success()
         .stderr(predicate::str::contains("no indexed text").not());
 }
+
+/// An absent word that is everyday English ("silence") is taken for a
+/// paraphrase and keeps the usual bar, while jargon no text holds
+/// (`journald`) raises it: the two questions cover the same share of their
+/// words, and only the first is answered.
+#[test]
+fn an_everyday_absent_word_does_not_raise_the_bar() {
+    let env = Env::empty();
+    let sections = [
+        (
+            "Memory allocation",
+            "The global allocator hands out heap memory.",
+        ),
+        ("Threads", "Each worker thread has its own stack."),
+        (
+            "Logging",
+            "Log lines go to standard error, each with a timestamp.",
+        ),
+        (
+            "Signals",
+            "An interrupt stops the scheduler after the task yields.",
+        ),
+        (
+            "Configuration",
+            "Settings are read from a TOML file beside the binary.",
+        ),
+        (
+            "Networking",
+            "Sockets are opened lazily and reused across requests.",
+        ),
+        (
+            "Storage",
+            "Records are appended to a journal and compacted nightly.",
+        ),
+        ("Metrics", "Counters and gauges are exported over HTTP."),
+        (
+            "Shutdown",
+            "Pending work is drained before the process exits.",
+        ),
+        (
+            "Updates",
+            "New releases are fetched from the mirror and verified.",
+        ),
+    ];
+    let mut text = String::from("# Runtime\n");
+    for (heading, body) in sections {
+        text.push_str(&format!("\n## {heading}\n\n{body}\n"));
+    }
+    env.write("runtime.md", &text);
+    env.ctx(&["build"]).assert().success();
+
+    let everyday = env.json(&["search", "--no-build", "silence the timestamp"]);
+    let jargon = env.json(&["search", "--no-build", "journald the timestamp"]);
+    assert_eq!(
+        everyday["absent"],
+        serde_json::json!(["silence"]),
+        "{everyday}"
+    );
+    assert_eq!(
+        jargon["absent"],
+        serde_json::json!(["journald"]),
+        "{jargon}"
+    );
+    let coverage = everyday["coverage"].as_f64().unwrap();
+    assert_eq!(jargon["coverage"].as_f64(), Some(coverage), "{jargon}");
+    assert!(
+        coverage > 0.375 && coverage < 0.375 * 1.2,
+        "between the bars: {everyday}"
+    );
+    assert_eq!(
+        everyday["hits"][0]["title_path"][1], "Logging",
+        "{everyday}"
+    );
+    assert_eq!(jargon["no_evidence"], true, "{jargon}");
+}

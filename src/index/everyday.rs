@@ -1,0 +1,69 @@
+//! Everyday English: a word a question uses that no indexed text holds is
+//! most often a paraphrase when it is a common English word ("silence",
+//! "throwaway") and most often the unanswered subject when it is not
+//! (`jemalloc`, "flamegraph", `sqlx`). The list is SCOWL's sizes 10 to 35
+//! (English, American and British spellings; see `everyday.NOTICE`).
+
+/// The list, lower case, one word per line, sorted bytewise.
+const WORDS: &str = include_str!("everyday.txt");
+
+/// Whether `word` (any case) is a common English word.
+pub fn is_everyday(word: &str) -> bool {
+    let word = word.to_lowercase();
+    // A binary search over the text itself: a query asks about a word or two,
+    // and splitting the list into lines first cost more than a search does.
+    let text = WORDS.as_bytes();
+    let (mut lo, mut hi) = (0, text.len());
+    while lo < hi {
+        let mid = lo + (hi - lo) / 2;
+        let start = text[..mid]
+            .iter()
+            .rposition(|&b| b == b'\n')
+            .map_or(0, |i| i + 1);
+        let end = text[mid..]
+            .iter()
+            .position(|&b| b == b'\n')
+            .map_or(text.len(), |i| mid + i);
+        match text[start..end].cmp(word.as_bytes()) {
+            std::cmp::Ordering::Equal => return true,
+            std::cmp::Ordering::Less => lo = end + 1,
+            std::cmp::Ordering::Greater => hi = start,
+        }
+    }
+    false
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_list_is_sorted_and_lower_case_so_lookups_find_every_word() {
+        let words: Vec<&str> = WORDS.lines().collect();
+        assert!(words.len() > 30_000, "{}", words.len());
+        assert!(words.windows(2).all(|w| w[0] < w[1]));
+        assert!(
+            words
+                .iter()
+                .all(|w| w.bytes().all(|b| b.is_ascii_lowercase()))
+        );
+        assert!(words.iter().all(|w| is_everyday(w)));
+    }
+
+    #[test]
+    fn common_words_are_everyday_and_jargon_is_not() {
+        for w in ["silence", "Throwaway", "vanishes", "quantities", "the"] {
+            assert!(is_everyday(w), "{w}");
+        }
+        for w in [
+            "jemalloc",
+            "flamegraph",
+            "sqlx",
+            "autovacuum",
+            "kubernetes",
+            "",
+        ] {
+            assert!(!is_everyday(w), "{w}");
+        }
+    }
+}
