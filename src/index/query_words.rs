@@ -77,7 +77,7 @@ const CLITICS: &[&str] = &["t", "s", "re", "ve", "ll", "d", "m"];
 /// `doesn't`) goes whole: its stem is no word a document would be found by,
 /// and, rare in docs, it would weigh like a rare subject word.
 pub(super) fn strip_question_words(query: &str) -> String {
-    let query = straight_apostrophes(query);
+    let query = without_latin_abbreviations(&straight_apostrophes(query));
     let mut out = String::with_capacity(query.len());
     for word in query.split(|c: char| !(c.is_alphanumeric() || c == '_' || c == '\'')) {
         let word = word.trim_matches('\'');
@@ -93,6 +93,32 @@ pub(super) fn strip_question_words(query: &str) -> String {
         }
         out.push_str(base);
         out.push(' ');
+    }
+    out
+}
+
+/// Abbreviations that introduce an example or a restatement: "e.g." would
+/// otherwise search the letters `e` and `g`, rare enough as terms to weigh
+/// like subject words no section holds.
+const LATIN_ABBREVIATIONS: &[&str] = &["e.g", "i.e", "etc"];
+
+/// `query` with every [`LATIN_ABBREVIATIONS`] word blanked out (`/etc` is a
+/// directory and stays).
+fn without_latin_abbreviations(query: &str) -> String {
+    let mut out = String::with_capacity(query.len());
+    for (i, piece) in query.split(char::is_whitespace).enumerate() {
+        if i > 0 {
+            out.push(' ');
+        }
+        let core = piece
+            .trim_start_matches(['(', '[', '"'])
+            .trim_end_matches(|c: char| c.is_ascii_punctuation());
+        if !LATIN_ABBREVIATIONS
+            .iter()
+            .any(|a| core.eq_ignore_ascii_case(a))
+        {
+            out.push_str(piece);
+        }
     }
     out
 }
@@ -191,6 +217,28 @@ mod tests {
 
     use super::*;
     use crate::index::tokenizer;
+
+    #[test]
+    fn latin_abbreviations_are_not_searched_but_etc_the_directory_is() {
+        let words = |q: &str| {
+            strip_question_words(q)
+                .split_whitespace()
+                .map(str::to_string)
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(
+            words("round toward zero, e.g. for -5 / 3?"),
+            ["round", "toward", "zero", "for", "5", "3"]
+        );
+        assert_eq!(
+            words("(i.e., a lock) E.G. locks etc."),
+            ["a", "lock", "locks"]
+        );
+        assert_eq!(
+            words("files under /etc/hosts or /etc"),
+            ["files", "under", "etc", "hosts", "or", "etc"]
+        );
+    }
 
     #[test]
     fn contractions_lose_their_endings_and_negations_go() {
