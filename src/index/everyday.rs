@@ -7,8 +7,12 @@
 /// The list, lower case, one word per line, sorted bytewise.
 const WORDS: &str = include_str!("everyday.txt");
 
-/// Whether `word` (any case) is a common English word.
+/// Whether `word` is a common English word. An acronym is not, even when its
+/// letters spell one (`TAP`, `REST`): it names a thing.
 pub fn is_everyday(word: &str) -> bool {
+    if word.len() >= 2 && word.bytes().all(|b| b.is_ascii_uppercase()) {
+        return false;
+    }
     let word = word.to_lowercase();
     // A binary search over the text itself: a query asks about a word or two,
     // and splitting the list into lines first cost more than a search does.
@@ -52,7 +56,14 @@ mod tests {
 
     #[test]
     fn common_words_are_everyday_and_jargon_is_not() {
-        for w in ["silence", "Throwaway", "vanishes", "quantities", "the"] {
+        for w in [
+            "silence",
+            "Throwaway",
+            "vanishes",
+            "quantities",
+            "the",
+            "tap",
+        ] {
             assert!(is_everyday(w), "{w}");
         }
         for w in [
@@ -61,6 +72,7 @@ mod tests {
             "sqlx",
             "autovacuum",
             "kubernetes",
+            "TAP",
             "",
         ] {
             assert!(!is_everyday(w), "{w}");
