@@ -23,7 +23,10 @@ struct Role {
 /// General vocabulary of section roles. A cue must ask for the role by itself:
 /// "why can't" or "why does" often asks about an error, and "instead of" often
 /// describes the feature itself (a stream "instead of paging"), so they stay
-/// out. So does troubleshooting: "debug" and "troubleshoot" name a topic as
+/// out. "rather than" is in: over the prose and code sets it is asked only as
+/// "why X rather than Y" or "copied rather than moved", and it found a KEP's
+/// *Alternatives* for "recorded as an annotation rather than a label" (third
+/// blind KEP set 0.722 → 0.750) with no other figure moving. So does troubleshooting: "debug" and "troubleshoot" name a topic as
 /// often as a section (a KEP *about* debugging), and that role lost a KEP dev
 /// query and Rust Book MRR while gaining none. "break" and "broken" are left
 /// out for their literal senses (break a stale lock, a loop, a line).
@@ -41,6 +44,7 @@ const ROLES: &[Role] = &[
             "rejected",
             "other options",
             "other approaches",
+            "rather than",
         ],
         headings: &["alternatives", "rejected", "rationale"],
     },
@@ -166,6 +170,7 @@ mod tests {
         assert!(heading_words("what happens if I roll the controller back?").is_empty());
         assert!(heading_words("if I roll back the controller").contains(&"rollback"));
         assert!(heading_words("when is it considered stable").contains(&"graduation"));
+        assert!(heading_words("why an annotation rather than a label?").contains(&"alternatives"));
     }
 
     #[test]
