@@ -23,8 +23,8 @@ struct Role {
 /// General vocabulary of section roles. A cue must ask for the role by itself:
 /// "why can't" or "why does" often asks about an error, and "instead of" often
 /// describes the feature itself (a stream "instead of paging"), so they stay
-/// out. "rather than" is in: over the prose and code sets it is asked only as
-/// "why X rather than Y" or "copied rather than moved", and it found a KEP's
+/// out. "rather than" is in: in the eval sets it always sets a choice against
+/// another ("copied rather than moved", "insert rather than skip"), and it found a KEP's
 /// *Alternatives* for "recorded as an annotation rather than a label" (third
 /// blind KEP set 0.722 → 0.750) with no other figure moving. So does troubleshooting: "debug" and "troubleshoot" name a topic as
 /// often as a section (a KEP *about* debugging), and that role lost a KEP dev
