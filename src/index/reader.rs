@@ -209,7 +209,7 @@ impl IndexReader {
 
     /// Whether every record of the snapshot, deleted ones included, has
     /// `field` = `value`, so that requiring it filters nothing.
-    fn all_have(&self, field: Field, value: &str) -> bool {
+    pub(super) fn all_have(&self, field: Field, value: &str) -> bool {
         let records: u64 = self
             .searcher
             .segment_readers()

@@ -3,9 +3,9 @@
 //! (abstention) asks these; ranking does not.
 
 use tantivy::collector::TopDocs;
-use tantivy::query::{BooleanQuery, Occur};
+use tantivy::query::{BooleanQuery, EnableScoring, Occur, Query, TermQuery};
 use tantivy::schema::IndexRecordOption;
-use tantivy::{DocSet, Term};
+use tantivy::{DocSet, TERMINATED, Term};
 
 use super::query_words::strip_question_words;
 use super::reader::exact;
@@ -13,26 +13,68 @@ use super::{IndexReader, REC_DOC, abbrev, index_err, tokenizer};
 use crate::error::Result;
 
 impl IndexReader {
-    /// The words of `query` (question words aside) that no indexed text
-    /// holds, in any spelling search matches: a question about `jemalloc`
-    /// over docs that never say it is about something else than what
-    /// they say.
-    pub fn absent_words(&self, query: &str) -> Vec<String> {
+    /// The words of `query` (question words aside) that no indexed text of
+    /// `scope` (any, when `None`) holds, in any spelling search matches: a
+    /// question about `jemalloc` over docs that never say it is about
+    /// something else than what they say, also when a boxed tool output
+    /// says it.
+    pub fn absent_words(&self, query: &str, scope: Option<&str>) -> Vec<String> {
+        // Every record in the scope: the whole index answers for it.
+        let scope = scope.filter(|s| !self.all_have(self.fields.scope, s));
+        let present =
+            |t: &str| self.doc_freq(t) > 0 && scope.is_none_or(|s| self.occurs_in_scope(t, s));
         let mut out: Vec<String> = Vec::new();
         for word in strip_question_words(query).split_whitespace() {
             let terms = self.with_stemmed(|a| tokenizer::analyze(a, word));
             let absent = !terms.is_empty()
-                && terms.iter().all(|t| {
-                    self.doc_freq(t) == 0
-                        && abbrev::variants(t)
-                            .iter()
-                            .all(|v| self.doc_freq(&v.stem) == 0)
-                });
+                && terms
+                    .iter()
+                    .all(|t| !present(t) && abbrev::variants(t).iter().all(|v| !present(&v.stem)));
             if absent && !out.iter().any(|w| w.eq_ignore_ascii_case(word)) {
                 out.push(word.to_string());
             }
         }
         out
+    }
+
+    /// Whether some live record of `scope` holds stemmed `term` in its text or
+    /// headings. Stops at the first one.
+    fn occurs_in_scope(&self, term: &str, scope: &str) -> bool {
+        let f = self.fields;
+        let text: Vec<(Occur, Box<dyn Query>)> = [f.leaf, f.anc, f.body]
+            .iter()
+            .map(|&field| {
+                let q =
+                    TermQuery::new(Term::from_field_text(field, term), IndexRecordOption::Basic);
+                (Occur::Should, Box::new(q) as Box<dyn Query>)
+            })
+            .collect();
+        let query = BooleanQuery::new(vec![
+            (
+                Occur::Must,
+                Box::new(BooleanQuery::new(text)) as Box<dyn Query>,
+            ),
+            (Occur::Must, exact(f.scope, scope)),
+        ]);
+        // On an index error the word counts as present: a word wrongly named
+        // absent would raise the bar, one wrongly found only keeps it.
+        let Ok(weight) = query.weight(EnableScoring::disabled_from_searcher(&self.searcher)) else {
+            return true;
+        };
+        self.searcher.segment_readers().iter().any(|segment| {
+            let Ok(mut docs) = weight.scorer(segment, 1.0) else {
+                return true;
+            };
+            let alive = segment.alive_bitset();
+            let mut doc = docs.doc();
+            while doc != TERMINATED {
+                if alive.is_none_or(|a| a.is_alive(doc)) {
+                    return true;
+                }
+                doc = docs.advance();
+            }
+            false
+        })
     }
 
     /// Which of the stemmed `terms` occur anywhere in the text of document `doc`

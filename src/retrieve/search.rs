@@ -149,26 +149,26 @@ impl Retriever {
                 packages: Vec::new(),
             });
         }
-        let absent = self.reader.absent_words(query);
         let terms = Terms {
             search: terms,
             outside,
         };
-        self.ranked(query, opts, &filter, &terms, absent)
+        self.ranked(query, opts, &filter, &terms)
     }
 
-    /// [`Retriever::search`] for a query with searchable `terms`, whose
-    /// `absent` words are known: they depend on the query alone, so a second
-    /// search in another scope reuses both.
+    /// [`Retriever::search`] for a query with searchable `terms`; they depend
+    /// on the query alone, so a second search in another scope reuses them.
     fn ranked(
         &self,
         query: &str,
         opts: &SearchOptions,
         filter: &Filter,
         all_terms: &Terms,
-        absent: Vec<String>,
     ) -> Result<SearchResult> {
         let terms = &all_terms.search[..];
+        // Absent from the scope searched: a word only a boxed tool output
+        // holds is no evidence that the docs answer.
+        let absent = self.reader.absent_words(query, filter.scope.as_deref());
         let reranker = self.reranker.as_deref().filter(|_| opts.rerank);
         // A re-ranking reads deeper than `k`; the order of the first `k` of
         // its candidates is the lexical one, so coverage below is unchanged.
@@ -283,13 +283,7 @@ impl Retriever {
                     ..SearchOptions::default()
                 };
                 // Outputs, not hits: several windows of one log are one output.
-                let peeked = self.ranked(
-                    query,
-                    &peek,
-                    &self.filter(&peek)?,
-                    all_terms,
-                    absent.clone(),
-                )?;
+                let peeked = self.ranked(query, &peek, &self.filter(&peek)?, all_terms)?;
                 let outputs: HashSet<&str> = peeked.hits.iter().map(|h| h.doc.as_str()).collect();
                 outputs.len()
             } else {

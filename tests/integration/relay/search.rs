@@ -4,7 +4,7 @@
 use predicates::prelude::*;
 
 use super::super::util::{Env, boxed};
-use super::{resolve, transcript};
+use super::resolve;
 
 /// A boxed log is windows of one value, not a document's sections: a search
 /// names every window that matches (each with its own resolve call), not only
@@ -40,13 +40,31 @@ fn every_matching_window_of_a_boxed_log_is_a_hit() {
     }
 }
 
+/// A pod's log, as `kubectl logs` returns it: thousands of heartbeats and one
+/// line that says why the pod died.
+fn pod_log() -> String {
+    let mut log: String = (0..4000)
+        .map(|i| {
+            format!(
+                "{i:05} worker-{}: heartbeat ok, queue depth {}\n",
+                i % 4,
+                i % 9
+            )
+        })
+        .collect();
+    log.push_str("03999 worker-2: OOMKilled after 3 restarts, memory limit 512Mi\n");
+    log
+}
+
 /// A docs search that finds nothing says when boxed tool outputs answer the
-/// query, so an agent looks there instead of concluding nothing does.
+/// query, so an agent looks there instead of concluding nothing does. A word
+/// only the boxed log holds ("worker") is still named absent from the docs
+/// searched, as it was before anything was boxed.
 #[test]
 fn a_docs_search_without_evidence_points_to_matching_boxed_outputs() {
     let env = Env::fixture("demo");
     env.ctx(&["build"]).assert().success();
-    let query = "what final number did the speaker give";
+    let query = "why was worker-2 OOMKilled";
     let hint = "Boxed tool outputs match this query: add `--scope relay`";
     // Nothing boxed yet: no evidence, and no hint.
     env.ctx(&["search", query])
@@ -54,8 +72,9 @@ fn a_docs_search_without_evidence_points_to_matching_boxed_outputs() {
         .code(1)
         .stdout(predicate::str::contains("No evidence"))
         .stdout(predicate::str::contains(hint).not());
+    let before = env.json(&["search", query]);
 
-    boxed(env.path(), &transcript(), &["--tool", "yt_transcribe"]);
+    boxed(env.path(), &pod_log(), &["--tool", "kubectl_logs"]);
     env.ctx(&["search", query])
         .assert()
         .code(1)
@@ -64,15 +83,26 @@ fn a_docs_search_without_evidence_points_to_matching_boxed_outputs() {
     let docs = env.json(&["search", query]);
     assert_eq!(docs["no_evidence"], true);
     assert_eq!(docs["relay_matches"], 1);
+    assert_eq!(docs["absent"], before["absent"], "{docs} {before}");
+    assert!(
+        docs["absent"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|w| w == "worker"),
+        "{docs}"
+    );
     env.ctx(&["evidence", query])
         .assert()
         .code(1)
         .stdout(predicate::str::contains(
             "`ctx search --scope relay` finds them",
         ));
-    // The hint's promise holds: the relay scope answers.
+    // The hint's promise holds: the relay scope answers, and there the word
+    // is not absent.
     let relay = env.json(&["search", query, "--scope", "relay"]);
-    assert_eq!(relay["hits"][0]["title_path"][0], "yt_transcribe");
+    assert_eq!(relay["hits"][0]["title_path"][0], "kubectl_logs", "{relay}");
+    assert!(relay.get("absent").is_none(), "{relay}");
     // A query the boxed output does not answer either gets no hint.
     env.ctx(&["search", "kubernetes admission webhook quota"])
         .assert()
