@@ -37,6 +37,31 @@ pub fn is_everyday(word: &str) -> bool {
     false
 }
 
+/// Whether `query` writes `word` as a name: capitalized where no sentence
+/// starts ("how does Longhorn rebuild", "the Sealed Secrets controller").
+pub fn written_as_name(word: &str, query: &str) -> bool {
+    if !word.chars().next().is_some_and(char::is_uppercase) {
+        return false;
+    }
+    query.match_indices(word).any(|(at, _)| {
+        let before = &query[..at];
+        let whole = !before
+            .chars()
+            .next_back()
+            .is_some_and(char::is_alphanumeric)
+            && !query[at + word.len()..]
+                .chars()
+                .next()
+                .is_some_and(char::is_alphanumeric);
+        let opens_sentence = before
+            .trim_end_matches(|c: char| c.is_whitespace() || matches!(c, '"' | '\'' | '(' | '['))
+            .chars()
+            .next_back()
+            .is_none_or(|c| matches!(c, '.' | '?' | '!' | ':' | ';'));
+        whole && !opens_sentence
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -52,6 +77,19 @@ mod tests {
                 .all(|w| w.bytes().all(|b| b.is_ascii_lowercase()))
         );
         assert!(words.iter().all(|w| is_everyday(w)));
+    }
+
+    #[test]
+    fn a_capital_where_no_sentence_starts_writes_a_name() {
+        let q = "How does Longhorn rebuild? Silence it. Rotate the (Sealed) key: Kafka lag";
+        for w in ["Longhorn", "Sealed"] {
+            assert!(written_as_name(w, q), "{w}");
+        }
+        // Sentence starts, lower case, and a word inside another are no names.
+        for w in ["How", "Silence", "Kafka", "rebuild", "Long"] {
+            assert!(!written_as_name(w, q), "{w}");
+        }
+        assert!(written_as_name("Kafka", "scale on Kafka consumer lag"));
     }
 
     #[test]

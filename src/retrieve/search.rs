@@ -259,7 +259,7 @@ impl Retriever {
             self.coverage(cover, chunks.iter().take(3).map(|h| &h.chunk))
         };
         let no_evidence = chunks.first().is_none_or(|h| {
-            coverage < min_coverage_for(h.chunk.kind.as_str(), opts.min_coverage, &absent)
+            coverage < min_coverage_for(h.chunk.kind.as_str(), opts.min_coverage, query, &absent)
         });
         if no_evidence {
             let suggestions = chunks

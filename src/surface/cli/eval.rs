@@ -259,9 +259,9 @@ pub(super) fn eval(cli: &Cli, p: &Printer, args: &EvalArgs) -> anyhow::Result<Ex
 impl Outcome<'_> {
     /// Whether search would say "no evidence" at threshold `min_coverage`.
     fn abstains(&self, min_coverage: f32) -> bool {
-        self.hits
-            .first()
-            .is_none_or(|h| self.coverage < min_coverage_for(&h.kind, min_coverage, &self.absent))
+        self.hits.first().is_none_or(|h| {
+            self.coverage < min_coverage_for(&h.kind, min_coverage, &self.q.query, &self.absent)
+        })
     }
 }
 

@@ -208,8 +208,9 @@ fn absent_words_are_named_and_raise_the_bar() {
 
 /// An absent word that is everyday English ("silence") is taken for a
 /// paraphrase and keeps the usual bar, while jargon no text holds
-/// (`journald`) raises it: the two questions cover the same share of their
-/// words, and only the first is answered.
+/// (`journald`), or an everyday word written as a name, raises it: the
+/// questions cover the same share of their words, and only the first is
+/// answered.
 #[test]
 fn an_everyday_absent_word_does_not_raise_the_bar() {
     let env = Env::empty();
@@ -279,4 +280,10 @@ fn an_everyday_absent_word_does_not_raise_the_bar() {
         "{everyday}"
     );
     assert_eq!(jargon["no_evidence"], true, "{jargon}");
+    // Capitalized where no sentence starts, an everyday word names a thing.
+    let starts = env.json(&["search", "--no-build", "Silence the timestamp"]);
+    let named = env.json(&["search", "--no-build", "the Silence timestamp"]);
+    assert_eq!(starts["hits"][0]["title_path"][1], "Logging", "{starts}");
+    assert_eq!(named["coverage"].as_f64(), Some(coverage), "{named}");
+    assert_eq!(named["no_evidence"], true, "{named}");
 }
