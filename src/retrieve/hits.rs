@@ -224,13 +224,14 @@ pub fn query_notes(absent: &[String], packages: &[String]) -> Vec<String> {
     absent_note(absent).into_iter().chain(packages).collect()
 }
 
-/// "no indexed text contains …" for `words`, when there are any.
+/// "no searched text contains …" for `words`, when there are any: the scope
+/// searched, since a boxed output may hold a word the docs lack.
 fn absent_note(words: &[String]) -> Option<String> {
     if words.is_empty() {
         return None;
     }
     let quoted: Vec<String> = words.iter().map(|w| format!("\"{w}\"")).collect();
-    Some(format!("no indexed text contains {}", quoted.join(" or ")))
+    Some(format!("no searched text contains {}", quoted.join(" or ")))
 }
 
 /// Said when no word of a query can be searched for.

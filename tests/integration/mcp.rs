@@ -107,7 +107,7 @@ fn every_tool_in_both_eras() {
         );
         assert!(
             text(none, 0).contains(
-                "\nNote: no indexed text contains \"quantum\" or \"entanglement\" or \"penguins\"."
+                "\nNote: no searched text contains \"quantum\" or \"entanglement\" or \"penguins\"."
             ),
             "{mode}: {none}"
         );

@@ -138,7 +138,7 @@ struct Outcome<'a> {
     q: &'a Query,
     hits: Vec<Hit>,
     coverage: f32,
-    /// Words of the query no indexed text holds.
+    /// Words of the query no text of the scope searched holds.
     absent: Vec<String>,
     ms: f64,
 }

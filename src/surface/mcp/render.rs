@@ -365,7 +365,7 @@ mod tests {
         };
         let text = render_search("q", &r);
         assert!(
-            text.contains("\nNote: no indexed text contains \"jemalloc\" or \"PGO\"."),
+            text.contains("\nNote: no searched text contains \"jemalloc\" or \"PGO\"."),
             "{text}"
         );
         let r = SearchResult {
@@ -373,7 +373,7 @@ mod tests {
             ..r
         };
         assert!(
-            render_search("q", &r).starts_with("Note: no indexed text contains"),
+            render_search("q", &r).starts_with("Note: no searched text contains"),
             "{}",
             render_search("q", &r)
         );

@@ -184,7 +184,7 @@ fn absent_words_are_named_and_raise_the_bar() {
         .code(1)
         .stdout(predicate::str::contains("No evidence in indexed context."))
         .stderr(predicate::str::contains(
-            r#"note: no indexed text contains "replace" or "jemalloc""#,
+            r#"note: no searched text contains "replace" or "jemalloc""#,
         ));
 
     let q = "how is the global allocator replaced";
@@ -195,7 +195,7 @@ fn absent_words_are_named_and_raise_the_bar() {
         .assert()
         .success()
         .stdout(predicate::str::contains(
-            "EVIDENCE (read-only)\nNote: no indexed text contains \"replaced\".\n",
+            "EVIDENCE (read-only)\nNote: no searched text contains \"replaced\".\n",
         ));
     // Every word found: no note, no key.
     let r = env.json(&["search", "--no-build", "global allocator memory"]);
