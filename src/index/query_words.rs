@@ -218,14 +218,16 @@ mod tests {
     use super::*;
     use crate::index::tokenizer;
 
+    /// The words `q` is searched by, question words blanked out.
+    fn words(q: &str) -> Vec<String> {
+        strip_question_words(q)
+            .split_whitespace()
+            .map(str::to_string)
+            .collect()
+    }
+
     #[test]
     fn latin_abbreviations_are_not_searched_but_etc_the_directory_is() {
-        let words = |q: &str| {
-            strip_question_words(q)
-                .split_whitespace()
-                .map(str::to_string)
-                .collect::<Vec<_>>()
-        };
         assert_eq!(
             words("round toward zero, e.g. for -5 / 3?"),
             ["round", "toward", "zero", "for", "5", "3"]
@@ -242,12 +244,6 @@ mod tests {
 
     #[test]
     fn contractions_lose_their_endings_and_negations_go() {
-        let words = |q: &str| {
-            strip_question_words(q)
-                .split_whitespace()
-                .map(str::to_string)
-                .collect::<Vec<_>>()
-        };
         assert_eq!(
             words("why wasn’t the service's flag used? it doesn't 'static"),
             ["the", "service", "flag", "used", "it", "static"]
