@@ -41,9 +41,12 @@ pub fn preview(text: &str, terms: &[String], width: usize, code: bool) -> String
     };
     let start = floor_char(text, center.saturating_sub(width / 4));
     let start = if start > 0 {
+        // Past the whitespace character, which may be wider than a byte
+        // (a no-break space is two).
         text[start..]
-            .find(char::is_whitespace)
-            .map(|w| start + w + 1)
+            .char_indices()
+            .find(|(_, c)| c.is_whitespace())
+            .map(|(w, c)| start + w + c.len_utf8())
             .filter(|s| *s <= center)
             .unwrap_or(start)
     } else {
@@ -147,6 +150,21 @@ mod tests {
 
     fn terms(ts: &[&str]) -> Vec<String> {
         ts.iter().map(|t| t.to_string()).collect()
+    }
+
+    /// A window that starts just before a no-break space (two bytes in UTF-8)
+    /// begins after it, not inside it: a KEP's text with one made `ctx search`
+    /// panic.
+    #[test]
+    fn a_window_starting_at_a_wide_space_begins_after_it() {
+        for pad in 20..40 {
+            let text = format!(
+                "{}\u{a0}ordinals start at zero unless the field says otherwise",
+                "a".repeat(pad)
+            );
+            let p = preview(&text, &terms(&["ordinals"]), 40, false);
+            assert!(p.contains("ordinals"), "{p}");
+        }
     }
 
     /// The preview opens near the stretch holding the most distinct query

@@ -287,3 +287,25 @@ fn an_everyday_absent_word_does_not_raise_the_bar() {
     assert_eq!(named["coverage"].as_f64(), Some(coverage), "{named}");
     assert_eq!(named["no_evidence"], true, "{named}");
 }
+
+/// A preview window that starts just before a no-break space (two bytes in
+/// UTF-8, as KEPs write it) is cut after it: search answers instead of
+/// panicking.
+#[test]
+fn a_no_break_space_before_a_hit_does_not_break_its_preview() {
+    let env = Env::empty();
+    env.write(
+        "ordinals.md",
+        &format!(
+            "# StatefulSet\n\n## Ordinals\n\nA struct is added to the spec, rather than a \
+             field, to leave room for later changes. See {}\u{a0}ordinals begin at any number \
+             the user picks.\n",
+            "x".repeat(60)
+        ),
+    );
+    env.ctx(&["build"]).assert().success();
+    env.ctx(&["search", "--no-build", "ordinals begin"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("Ordinals"));
+}
