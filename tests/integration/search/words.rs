@@ -296,7 +296,7 @@ fn a_no_break_space_before_a_hit_does_not_break_its_preview() {
     let env = Env::empty();
     env.write(
         "ordinals.md",
-        &format!(
+        format!(
             "# StatefulSet\n\n## Ordinals\n\nA struct is added to the spec, rather than a \
              field, to leave room for later changes. See {}\u{a0}ordinals begin at any number \
              the user picks.\n",
