@@ -4,7 +4,7 @@
 
 use tantivy::collector::TopDocs;
 use tantivy::query::{BooleanQuery, EnableScoring, Occur, Query, TermQuery};
-use tantivy::schema::IndexRecordOption;
+use tantivy::schema::{Field, IndexRecordOption};
 use tantivy::{DocSet, TERMINATED, Term};
 
 use super::query_words::strip_question_words;
@@ -41,7 +41,8 @@ impl IndexReader {
     /// headings. Stops at the first one.
     fn occurs_in_scope(&self, term: &str, scope: &str) -> bool {
         let f = self.fields;
-        let text: Vec<(Occur, Box<dyn Query>)> = [f.leaf, f.anc, f.body]
+        let text: Vec<(Occur, Box<dyn Query>)> = self
+            .word_fields()
             .iter()
             .map(|&field| {
                 let q =
@@ -111,10 +112,16 @@ impl IndexReader {
         Ok(out)
     }
 
-    /// Chunks containing stemmed `term` in their headings or body (at most).
-    pub fn doc_freq(&self, term: &str) -> u64 {
+    /// The fields a chunk's words are indexed in: its heading, its
+    /// ancestors' headings and its body.
+    fn word_fields(&self) -> [Field; 3] {
         let f = self.fields;
         [f.leaf, f.anc, f.body]
+    }
+
+    /// Chunks containing stemmed `term` in their headings or body (at most).
+    pub fn doc_freq(&self, term: &str) -> u64 {
+        self.word_fields()
             .iter()
             .map(|&field| {
                 self.searcher
