@@ -19,6 +19,7 @@ mod term_cache;
 pub mod terms;
 pub mod tokenizer;
 mod vocab;
+mod within_doc;
 pub mod writer;
 
 use std::path::{Path, PathBuf};

@@ -18,7 +18,10 @@ use tantivy::{DocAddress, DocId, DocSet, Searcher, TantivyDocument, Term};
 
 use super::collect::{PriorTop, Priors};
 use super::query_words::{analyze_query, exact_name_key, name_keys, strip_question_words};
-use super::{Fields, REC_CHUNK, REC_DOC, abbrev, index_err, intent, operators, signals, tokenizer};
+use super::{
+    Fields, REC_CHUNK, REC_DOC, abbrev, index_err, intent, operators, signals, tokenizer,
+    within_doc,
+};
 use crate::error::Result;
 
 /// Field boosts of the chunk query. The body carries the chunk's own heading
@@ -417,7 +420,10 @@ impl IndexReader {
             body: Some(f.body),
         };
         // Over-fetch so ties at the cut are ordered by ID, independent of `limit`.
-        let fetch = limit.saturating_mul(2).max(limit + 16);
+        let fetch = limit
+            .saturating_mul(2)
+            .max(limit + 16)
+            .max(within_doc::POOL + 8);
         let collector = PriorTop {
             limit: fetch,
             named,
@@ -437,11 +443,63 @@ impl IndexReader {
             .searcher
             .search_with_statistics_provider(&query, &collector, &stats)
             .map_err(|e| index_err(&self.dir, e))?;
-        Ok(self
-            .best_by_key(top, limit, f.id)?
+        let terms: Vec<(String, f32)> = stemmed
+            .iter()
+            .map(|t| (t.clone(), weight(&parts, t)))
+            .collect();
+        self.best_within_docs(top, limit, &terms)
+    }
+
+    /// The `limit` best of the chunk records `top`, the first
+    /// [`within_doc::POOL`] reordered within their documents (see
+    /// [`within_doc`]); ties by ID.
+    fn best_within_docs(
+        &self,
+        mut top: Vec<(f32, DocAddress)>,
+        limit: usize,
+        terms: &[(String, f32)],
+    ) -> Result<Vec<ScoredId>> {
+        let f = self.fields;
+        top.sort_by(|a, b| b.0.total_cmp(&a.0));
+        // Records tied with the pool's last one join it, so the pool does not
+        // depend on the order the collector left ties in.
+        let mut n = top.len().min(within_doc::POOL);
+        while n > 0 && n < top.len() && top[n].0 == top[n - 1].0 {
+            n += 1;
+        }
+        let rest = top.split_off(n);
+        let mut pool = Vec::with_capacity(n);
+        for (score, addr) in top {
+            let doc: TantivyDocument = self
+                .searcher
+                .doc(addr)
+                .map_err(|e| index_err(&self.dir, e))?;
+            let text = |field| doc.get_first(field).and_then(|v| v.as_str());
+            if let (Some(id), Some(path)) = (text(f.id), text(f.doc)) {
+                pool.push(within_doc::Candidate {
+                    addr,
+                    score,
+                    id: id.to_string(),
+                    doc: path.to_string(),
+                });
+            }
+        }
+        pool.sort_by(|a, b| b.score.total_cmp(&a.score).then_with(|| a.id.cmp(&b.id)));
+        within_doc::reorder(&self.searcher, f, terms, &mut pool)
+            .map_err(|e| index_err(&self.dir, e))?;
+        let mut out: Vec<ScoredId> = pool
             .into_iter()
-            .map(|(id, score)| ScoredId { id, score })
-            .collect())
+            .take(limit)
+            .map(|c| ScoredId {
+                id: c.id,
+                score: c.score,
+            })
+            .collect();
+        if out.len() < limit {
+            let more = self.best_by_key(rest, limit - out.len(), f.id)?;
+            out.extend(more.into_iter().map(|(id, score)| ScoredId { id, score }));
+        }
+        Ok(out)
     }
 
     /// Whether any of the chunks `sets` (by segment) is neither a test nor an
