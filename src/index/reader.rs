@@ -364,8 +364,18 @@ impl IndexReader {
                 1.0
             }
         };
+        // The same words, weighed within each document ([`within_doc`]).
+        let mut local: Vec<within_doc::LocalTerm> = Vec::new();
+        let mut weigh_locally = |text: &str, weight: f32, headings: bool| {
+            local.push(within_doc::LocalTerm {
+                text: text.to_string(),
+                weight,
+                headings,
+            })
+        };
         for t in &stemmed {
             let w = weight(&parts, t);
+            weigh_locally(t, w, false);
             clause(f.leaf, t, LEAF_BOOST * w);
             clause(f.anc, t, ANCESTORS_BOOST * w);
             clause(f.body, t, BODY_BOOST * w);
@@ -381,6 +391,7 @@ impl IndexReader {
         // document query they cost the KEPs more than they gave code.
         for (v, part_weight) in abbrev::expand_parts(&stemmed, &parts, IDENTIFIER_PART_WEIGHT) {
             let w = ABBREV_WEIGHT * part_weight;
+            weigh_locally(&v.stem, w, false);
             clause(f.leaf, &v.stem, LEAF_BOOST * w);
             clause(f.anc, &v.stem, ANCESTORS_BOOST * w);
             clause(f.body, &v.stem, BODY_BOOST * w);
@@ -399,6 +410,7 @@ impl IndexReader {
         if !roles.is_empty() {
             let stems = self.with_stemmed(|a| analyze_query(a, &roles.join(" ")).0);
             for t in dedup(stems) {
+                weigh_locally(&t, INTENT_BOOST, true);
                 for field in [f.leaf, f.anc] {
                     if !self.empty.contains(&field) {
                         push_term(&mut must, field, &t, INTENT_BOOST);
@@ -443,11 +455,7 @@ impl IndexReader {
             .searcher
             .search_with_statistics_provider(&query, &collector, &stats)
             .map_err(|e| index_err(&self.dir, e))?;
-        let terms: Vec<(String, f32)> = stemmed
-            .iter()
-            .map(|t| (t.clone(), weight(&parts, t)))
-            .collect();
-        self.best_within_docs(top, limit, &terms)
+        self.best_within_docs(top, limit, &local)
     }
 
     /// The `limit` best of the chunk records `top`, the first
@@ -457,7 +465,7 @@ impl IndexReader {
         &self,
         mut top: Vec<(f32, DocAddress)>,
         limit: usize,
-        terms: &[(String, f32)],
+        terms: &[within_doc::LocalTerm],
     ) -> Result<Vec<ScoredId>> {
         let f = self.fields;
         top.sort_by(|a, b| b.0.total_cmp(&a.0));
