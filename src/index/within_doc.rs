@@ -21,8 +21,8 @@ use tantivy::{DocAddress, DocId, DocSet, Searcher, Term};
 use super::{Fields, REC_DOC};
 
 /// How many of the best chunks take part. Fixed, so that the order of the
-/// first `k` does not depend on `k`; a deeper pool let a section from far
-/// down a long document jump its better-matching siblings.
+/// first `k` does not depend on `k`. Pools of 15, 20, 30 and 45 found the
+/// same KEP queries within one; 30 lets a section ranked past 20 move up.
 pub(super) const POOL: usize = 30;
 
 /// Weight of the within-document BM25 against the chunk's own score. Swept
@@ -61,9 +61,9 @@ struct Local {
     tf: Vec<HashMap<DocAddress, u32>>,
 }
 
-/// Reorders `pool` (best first) within each document that holds more than one
-/// of its ranks by `terms`.
-/// A chunk takes the score of the rank it moves to, so scores still fall.
+/// Reorders `pool` (best first) by `terms` within each document that holds
+/// more than one of its ranks. A chunk takes the score of the rank it moves
+/// to, so scores still fall.
 pub(super) fn reorder(
     searcher: &Searcher,
     fields: Fields,
@@ -105,8 +105,7 @@ pub(super) fn reorder(
                 .sum();
             c.score + LOCAL_WEIGHT * bm25
         };
-        let keyed: Vec<(f32, usize)> = slots.iter().map(|&i| (key(&pool[i]), i)).collect();
-        let mut order = keyed.clone();
+        let mut order: Vec<(f32, usize)> = slots.iter().map(|&i| (key(&pool[i]), i)).collect();
         order.sort_by(|a, b| {
             b.0.total_cmp(&a.0)
                 .then_with(|| pool[a.1].id.cmp(&pool[b.1].id))
