@@ -458,58 +458,6 @@ impl IndexReader {
         self.best_within_docs(top, limit, &local)
     }
 
-    /// The `limit` best of the chunk records `top`, the first
-    /// [`within_doc::POOL`] reordered within their documents (see
-    /// [`within_doc`]); ties by ID.
-    fn best_within_docs(
-        &self,
-        mut top: Vec<(f32, DocAddress)>,
-        limit: usize,
-        terms: &[within_doc::LocalTerm],
-    ) -> Result<Vec<ScoredId>> {
-        let f = self.fields;
-        top.sort_by(|a, b| b.0.total_cmp(&a.0));
-        // Records tied with the pool's last one join it, so the pool does not
-        // depend on the order the collector left ties in.
-        let mut n = top.len().min(within_doc::POOL);
-        while n > 0 && n < top.len() && top[n].0 == top[n - 1].0 {
-            n += 1;
-        }
-        let rest = top.split_off(n);
-        let mut pool = Vec::with_capacity(n);
-        for (score, addr) in top {
-            let doc: TantivyDocument = self
-                .searcher
-                .doc(addr)
-                .map_err(|e| index_err(&self.dir, e))?;
-            let text = |field| doc.get_first(field).and_then(|v| v.as_str());
-            if let (Some(id), Some(path)) = (text(f.id), text(f.doc)) {
-                pool.push(within_doc::Candidate {
-                    addr,
-                    score,
-                    id: id.to_string(),
-                    doc: path.to_string(),
-                });
-            }
-        }
-        pool.sort_by(|a, b| b.score.total_cmp(&a.score).then_with(|| a.id.cmp(&b.id)));
-        within_doc::reorder(&self.searcher, f, terms, &mut pool)
-            .map_err(|e| index_err(&self.dir, e))?;
-        let mut out: Vec<ScoredId> = pool
-            .into_iter()
-            .take(limit)
-            .map(|c| ScoredId {
-                id: c.id,
-                score: c.score,
-            })
-            .collect();
-        if out.len() < limit {
-            let more = self.best_by_key(rest, limit - out.len(), f.id)?;
-            out.extend(more.into_iter().map(|(id, score)| ScoredId { id, score }));
-        }
-        Ok(out)
-    }
-
     /// Whether any of the chunks `sets` (by segment) is neither a test nor an
     /// example: then the tests and examples among them are demoted.
     fn any_primary(&self, sets: &[HashSet<DocId>]) -> bool {
@@ -571,7 +519,7 @@ impl IndexReader {
     /// read (a document-store block decompressed) only when the record can
     /// still make the cut: once `limit` records are in, only those tied with
     /// the last one can.
-    fn best_by_key(
+    pub(super) fn best_by_key(
         &self,
         mut top: Vec<(f32, DocAddress)>,
         limit: usize,

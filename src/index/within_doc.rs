@@ -15,10 +15,12 @@
 use std::collections::HashMap;
 
 use tantivy::postings::Postings;
-use tantivy::schema::{Field, IndexRecordOption};
-use tantivy::{DocAddress, DocId, DocSet, Searcher, Term};
+use tantivy::schema::{Field, IndexRecordOption, Value};
+use tantivy::{DocAddress, DocId, DocSet, Searcher, TantivyDocument, Term};
 
-use super::{Fields, REC_DOC};
+use super::reader::{IndexReader, ScoredId};
+use super::{Fields, REC_DOC, index_err};
+use crate::error::Result;
 
 /// How many of the best chunks take part. Fixed, so that the order of the
 /// first `k` does not depend on `k`. Pools of 15, 20, 30 and 45 found the
@@ -120,6 +122,58 @@ pub(super) fn reorder(
         }
     }
     Ok(())
+}
+
+impl IndexReader {
+    /// The `limit` best of the chunk records `top`, the first [`POOL`]
+    /// reordered within their documents by `terms` ([`reorder`]); ties by ID.
+    pub(super) fn best_within_docs(
+        &self,
+        mut top: Vec<(f32, DocAddress)>,
+        limit: usize,
+        terms: &[LocalTerm],
+    ) -> Result<Vec<ScoredId>> {
+        let f = self.fields;
+        top.sort_by(|a, b| b.0.total_cmp(&a.0));
+        // Records tied with the pool's last one join it, so the pool does not
+        // depend on the order the collector left ties in.
+        let mut n = top.len().min(POOL);
+        while n > 0 && n < top.len() && top[n].0 == top[n - 1].0 {
+            n += 1;
+        }
+        let rest = top.split_off(n);
+        let mut pool = Vec::with_capacity(n);
+        for (score, addr) in top {
+            let doc: TantivyDocument = self
+                .searcher
+                .doc(addr)
+                .map_err(|e| index_err(&self.dir, e))?;
+            let text = |field| doc.get_first(field).and_then(|v| v.as_str());
+            if let (Some(id), Some(path)) = (text(f.id), text(f.doc)) {
+                pool.push(Candidate {
+                    addr,
+                    score,
+                    id: id.to_string(),
+                    doc: path.to_string(),
+                });
+            }
+        }
+        pool.sort_by(|a, b| b.score.total_cmp(&a.score).then_with(|| a.id.cmp(&b.id)));
+        reorder(&self.searcher, f, terms, &mut pool).map_err(|e| index_err(&self.dir, e))?;
+        let mut out: Vec<ScoredId> = pool
+            .into_iter()
+            .take(limit)
+            .map(|c| ScoredId {
+                id: c.id,
+                score: c.score,
+            })
+            .collect();
+        if out.len() < limit {
+            let more = self.best_by_key(rest, limit - out.len(), f.id)?;
+            out.extend(more.into_iter().map(|(id, score)| ScoredId { id, score }));
+        }
+        Ok(out)
+    }
 }
 
 /// Whether the record at `addr` is a code chunk. A source file's symbols are
