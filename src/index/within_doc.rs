@@ -16,7 +16,7 @@ use std::collections::HashMap;
 
 use tantivy::postings::Postings;
 use tantivy::schema::{Field, IndexRecordOption, Value};
-use tantivy::{DocAddress, DocId, DocSet, Searcher, TantivyDocument, Term};
+use tantivy::{DocAddress, DocSet, Searcher, TantivyDocument, Term};
 
 use super::reader::{IndexReader, ScoredId};
 use super::{Fields, REC_DOC, index_err};
@@ -56,8 +56,9 @@ pub(super) struct LocalTerm {
     pub headings: bool,
 }
 
-/// The chunk records of one document with their body lengths, and each query
-/// term's frequency in them.
+/// Body lengths and query-term frequencies of the chunk records of every
+/// document being reordered, read with one postings list per term and
+/// segment.
 struct Local {
     lengths: HashMap<DocAddress, f32>,
     tf: Vec<HashMap<DocAddress, u32>>,
@@ -79,16 +80,26 @@ pub(super) fn reorder(
     for (i, c) in pool.iter().enumerate() {
         ranks.entry(c.doc.as_str()).or_default().push(i);
     }
-    let mut moves: Vec<(Vec<usize>, Vec<usize>)> = Vec::new();
+    // Each document to reorder: the ranks it holds and all its chunk records.
+    let mut groups: Vec<(Vec<usize>, Vec<DocAddress>)> = Vec::new();
     for slots in ranks.into_values().filter(|s| s.len() > 1) {
-        if is_code(searcher, fields, pool[slots[0]].addr)? {
-            continue;
+        if !is_code(searcher, fields, pool[slots[0]].addr)? {
+            let chunks = chunk_records(searcher, fields, &pool[slots[0]].doc)?;
+            groups.push((slots, chunks));
         }
-        let doc = &pool[slots[0]].doc;
-        let local = local_stats(searcher, fields, doc, terms)?;
-        let weights = idf(&local, terms);
-        let n = local.lengths.len().max(1) as f32;
-        let avg = local.lengths.values().sum::<f32>() / n;
+    }
+    if groups.is_empty() {
+        return Ok(());
+    }
+    let mut all: Vec<DocAddress> = groups.iter().flat_map(|g| g.1.iter().copied()).collect();
+    all.sort_unstable();
+    let local = local_stats(searcher, fields, &all, terms)?;
+    let mut moves: Vec<(Vec<usize>, Vec<usize>)> = Vec::new();
+    for (slots, chunks) in groups {
+        let weights = idf(&local, &chunks, terms);
+        let n = chunks.len().max(1) as f32;
+        let lengths = chunks.iter().filter_map(|a| local.lengths.get(a));
+        let avg = lengths.sum::<f32>() / n;
         let key = |c: &Candidate| {
             let len = local.lengths.get(&c.addr).copied().unwrap_or(avg);
             let norm = K1 * (1.0 - B + B * len / avg.max(1.0));
@@ -190,34 +201,30 @@ fn is_code(searcher: &Searcher, fields: Fields, addr: DocAddress) -> tantivy::Re
     Ok(postings.is_some_and(|mut p| p.doc() <= d && p.seek(d) == d))
 }
 
-/// Each term's IDF over the document's chunks, times its query weight.
-fn idf(local: &Local, terms: &[LocalTerm]) -> Vec<f32> {
-    let n = local.lengths.len() as f32;
+/// Each term's IDF over the document's `chunks`, times its query weight.
+fn idf(local: &Local, chunks: &[DocAddress], terms: &[LocalTerm]) -> Vec<f32> {
+    let n = chunks.len() as f32;
     local
         .tf
         .iter()
         .zip(terms)
         .map(|(tf, t)| {
-            let df = tf.len() as f32;
+            let df = chunks.iter().filter(|a| tf.contains_key(a)).count() as f32;
             t.weight * (1.0 + (n - df + 0.5) / (df + 0.5)).ln()
         })
         .collect()
 }
 
-/// The body lengths of `doc`'s live chunk records and the frequency of each
-/// of `terms` in them (in their body or headings), straight from the postings.
-fn local_stats(
+/// The live chunk records of `doc` (not its document record), in every
+/// segment: the writer's threads can share a document's chunks out.
+fn chunk_records(
     searcher: &Searcher,
     fields: Fields,
     doc: &str,
-    terms: &[LocalTerm],
-) -> tantivy::Result<Local> {
-    let mut local = Local {
-        lengths: HashMap::new(),
-        tf: vec![HashMap::new(); terms.len()],
-    };
+) -> tantivy::Result<Vec<DocAddress>> {
     let doc_term = Term::from_field_text(fields.doc, doc);
     let rec_term = Term::from_field_text(fields.rec, REC_DOC);
+    let mut chunks = Vec::new();
     for (ord, segment) in searcher.segment_readers().iter().enumerate() {
         let Some(mut postings) = segment
             .inverted_index(fields.doc)?
@@ -229,24 +236,38 @@ fn local_stats(
             .inverted_index(fields.rec)?
             .read_postings(&rec_term, IndexRecordOption::Basic)?;
         let alive = segment.alive_bitset();
-        let mut chunks: Vec<DocId> = Vec::new();
         while postings.doc() != tantivy::TERMINATED {
             let d = postings.doc();
             let is_record = records
                 .as_mut()
                 .is_some_and(|r| r.doc() <= d && r.seek(d) == d);
             if !is_record && alive.is_none_or(|a| a.is_alive(d)) {
-                chunks.push(d);
+                chunks.push(DocAddress::new(ord as u32, d));
             }
             postings.advance();
         }
-        if chunks.is_empty() {
-            continue;
-        }
+    }
+    Ok(chunks)
+}
+
+/// The body lengths of the chunk records `all` (sorted) and the frequency of
+/// each of `terms` in them (in their body or headings), straight from the
+/// postings.
+fn local_stats(
+    searcher: &Searcher,
+    fields: Fields,
+    all: &[DocAddress],
+    terms: &[LocalTerm],
+) -> tantivy::Result<Local> {
+    let mut local = Local {
+        lengths: HashMap::new(),
+        tf: vec![HashMap::new(); terms.len()],
+    };
+    for chunks in all.chunk_by(|a, b| a.segment_ord == b.segment_ord) {
+        let segment = searcher.segment_reader(chunks[0].segment_ord);
         let norms = segment.get_fieldnorms_reader(fields.body)?;
-        let addr = |d: DocId| DocAddress::new(ord as u32, d);
-        for &d in &chunks {
-            local.lengths.insert(addr(d), norms.fieldnorm(d) as f32);
+        for &a in chunks {
+            local.lengths.insert(a, norms.fieldnorm(a.doc_id) as f32);
         }
         for (t, tf) in terms.iter().zip(local.tf.iter_mut()) {
             let searched: &[Field] = match t.headings {
@@ -260,7 +281,8 @@ fn local_stats(
                 else {
                     continue;
                 };
-                for &d in &chunks {
+                for &a in chunks {
+                    let d = a.doc_id;
                     if p.doc() == tantivy::TERMINATED {
                         break;
                     }
@@ -268,7 +290,7 @@ fn local_stats(
                         p.seek(d);
                     }
                     if p.doc() == d {
-                        *tf.entry(addr(d)).or_insert(0) += p.term_freq();
+                        *tf.entry(a).or_insert(0) += p.term_freq();
                     }
                 }
             }
