@@ -286,6 +286,14 @@ pub fn index_err(dir: &Path, e: impl std::fmt::Display) -> Error {
     }
 }
 
+/// Whether the postings list `p` holds `doc`, moving it forward to `doc` at
+/// most. `seek` must not go backwards (tantivy asserts it in debug builds),
+/// so a list already past `doc` lacks it; `doc`s asked in rising order
+/// share one pass over the list.
+fn holds(p: &mut impl tantivy::DocSet, doc: tantivy::DocId) -> bool {
+    p.doc() <= doc && p.seek(doc) == doc
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

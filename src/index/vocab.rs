@@ -9,7 +9,7 @@ use tantivy::{DocSet, TERMINATED, Term};
 
 use super::query_words::strip_question_words;
 use super::reader::exact;
-use super::{IndexReader, REC_DOC, abbrev, index_err, tokenizer};
+use super::{IndexReader, REC_DOC, abbrev, holds, index_err, tokenizer};
 use crate::error::Result;
 
 impl IndexReader {
@@ -104,10 +104,7 @@ impl IndexReader {
             let postings = inverted
                 .read_postings(&term, IndexRecordOption::Basic)
                 .map_err(|e| index_err(&self.dir, e))?;
-            // `seek` must not go backwards (tantivy asserts it in debug
-            // builds): a list that starts past the document lacks it.
-            let t = addr.doc_id;
-            out.push(postings.is_some_and(|mut p| p.doc() <= t && p.seek(t) == t));
+            out.push(postings.is_some_and(|mut p| holds(&mut p, addr.doc_id)));
         }
         Ok(out)
     }

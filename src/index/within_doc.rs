@@ -19,7 +19,7 @@ use tantivy::schema::{Field, IndexRecordOption, Value};
 use tantivy::{DocAddress, DocSet, Searcher, TantivyDocument, Term};
 
 use super::reader::{IndexReader, ScoredId};
-use super::{Fields, REC_DOC, index_err};
+use super::{Fields, REC_DOC, holds, index_err};
 use crate::error::Result;
 
 /// How many of the best chunks take part. Fixed, so that the order of the
@@ -197,8 +197,7 @@ fn is_code(searcher: &Searcher, fields: Fields, addr: DocAddress) -> tantivy::Re
         .segment_reader(addr.segment_ord)
         .inverted_index(fields.kind)?
         .read_postings(&term, IndexRecordOption::Basic)?;
-    let d = addr.doc_id;
-    Ok(postings.is_some_and(|mut p| p.doc() <= d && p.seek(d) == d))
+    Ok(postings.is_some_and(|mut p| holds(&mut p, addr.doc_id)))
 }
 
 /// Each term's IDF over the document's `chunks`, times its query weight.
@@ -238,9 +237,7 @@ fn chunk_records(
         let alive = segment.alive_bitset();
         while postings.doc() != tantivy::TERMINATED {
             let d = postings.doc();
-            let is_record = records
-                .as_mut()
-                .is_some_and(|r| r.doc() <= d && r.seek(d) == d);
+            let is_record = records.as_mut().is_some_and(|r| holds(r, d));
             if !is_record && alive.is_none_or(|a| a.is_alive(d)) {
                 chunks.push(DocAddress::new(ord as u32, d));
             }
@@ -282,14 +279,7 @@ fn local_stats(
                     continue;
                 };
                 for &a in chunks {
-                    let d = a.doc_id;
-                    if p.doc() == tantivy::TERMINATED {
-                        break;
-                    }
-                    if p.doc() < d {
-                        p.seek(d);
-                    }
-                    if p.doc() == d {
+                    if holds(&mut p, a.doc_id) {
                         *tf.entry(a).or_insert(0) += p.term_freq();
                     }
                 }
