@@ -165,12 +165,14 @@ struct Runner<'a> {
 impl Runner<'_> {
     fn main(&mut self) -> Result<Finish> {
         let mut pending = Pending::default();
-        self.start_watch()?;
+        let start = self.start_watch()?;
         // Staleness is checked after the watch is in place, so that a change made
-        // in between is seen by one or the other.
+        // in between is seen by one or the other; `start` is logged after it, so
+        // an edit made once it is logged reaches the watcher as an event alone.
         if let Some(reason) = stale(self.seg) {
             pending.reason = Some(reason);
         }
+        self.emit(start);
         let finish = self.turns(&mut pending);
         // The signal's name may still be queued behind the stop flag.
         self.drain(&mut pending);
@@ -186,7 +188,8 @@ impl Runner<'_> {
         Ok(finish)
     }
 
-    fn start_watch(&mut self) -> Result<()> {
+    /// Starts watching and returns the `start` record to log.
+    fn start_watch(&mut self) -> Result<Record> {
         let root = &self.seg.root;
         let debounce = self.config.debounce;
         let watch = if self.options.poll {
@@ -233,8 +236,7 @@ impl Runner<'_> {
                 watch::poll_interval(debounce).as_millis()
             ));
         }
-        self.emit(start.message(message));
-        Ok(())
+        Ok(start.message(message))
     }
 
     fn warn_limit(&mut self, error: &notify_debouncer_full::notify::Error) {
