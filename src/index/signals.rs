@@ -5,7 +5,8 @@
 //! tests that exercise a function repeat its name and the question's words (a
 //! `symlink_loop` test sits next to `check_symlink_loop`). The flags let ranking
 //! demote tests, benchmarks and examples without hiding them from a query that
-//! names them.
+//! names them. A table of contents repeats every heading of its document, so
+//! it matches a query by the very words that name the section it points to.
 
 use crate::chunk::code::comment::is_comment;
 use crate::chunk::{Chunk, ChunkKind};
@@ -24,6 +25,14 @@ pub const THIN: u64 = 4;
 /// member's heading path repeats (code only).
 pub const GLUE: u64 = 8;
 
+/// The chunk is a table of contents: a list of links to sections of its
+/// document or to other documents, and nothing else (Markdown only).
+pub const CONTENTS: u64 = 16;
+
+/// Changes whenever a chunk's flags may change (a build with another version is
+/// a full rebuild): 2 flagged tables of contents.
+pub const SIGNALS_VERSION: u32 = 2;
+
 /// Directory names whose code is tests, benchmarks or test data.
 const TEST_DIRS: &[&str] = &[
     "test",
@@ -40,11 +49,16 @@ const TEST_DIRS: &[&str] = &[
 /// Directory names whose code is examples.
 const EXAMPLE_DIRS: &[&str] = &["example", "examples", "demo", "demos"];
 
-/// The flags of `chunk` (0 for anything that is not code).
+/// The flags of `chunk`.
 pub fn flags(chunk: &Chunk) -> u64 {
-    if chunk.kind != ChunkKind::Code {
-        return 0;
+    match chunk.kind {
+        ChunkKind::Code => code_flags(chunk),
+        ChunkKind::Markdown if is_contents(&chunk.text) => CONTENTS,
+        _ => 0,
     }
+}
+
+fn code_flags(chunk: &Chunk) -> u64 {
     let mut flags = 0;
     if is_test(chunk) {
         flags |= TEST;
@@ -59,6 +73,74 @@ pub fn flags(chunk: &Chunk) -> u64 {
         flags |= GLUE;
     }
     flags
+}
+
+/// Links a table of contents has at least.
+const CONTENTS_LINKS: usize = 3;
+
+/// Text whose lines, headings and HTML comments (`<!-- toc -->`) aside, are
+/// at least 80 % lines holding one link and nothing else (a list marker
+/// aside), at least [`CONTENTS_LINKS`] of them, each to a section (`#...`) or
+/// to another document (`ch01.md`). Lists of web links are left alone: a
+/// "References" section names what it points to.
+fn is_contents(text: &str) -> bool {
+    // Most sections fail here, before any line is looked at.
+    if text.matches("](").take(CONTENTS_LINKS).count() < CONTENTS_LINKS {
+        return false;
+    }
+    let (mut links, mut other) = (0usize, 0usize);
+    for line in text.lines().map(str::trim) {
+        if line.is_empty() || line.starts_with('#') || is_html_comment(line) {
+            continue;
+        }
+        if link_target(line).is_some_and(is_navigation) {
+            links += 1;
+        } else {
+            other += 1;
+        }
+    }
+    links >= CONTENTS_LINKS && links >= 4 * other
+}
+
+fn is_html_comment(line: &str) -> bool {
+    line.starts_with("<!--") && line.ends_with("-->")
+}
+
+/// The target of a line that is one Markdown link, after an optional list
+/// marker (`-`, `*`, `+`, `1.`). The link text may hold brackets itself.
+fn link_target(line: &str) -> Option<&str> {
+    let rest = line
+        .strip_prefix(['-', '*', '+'])
+        .or_else(|| {
+            let digits = line.len() - line.trim_start_matches(|c: char| c.is_ascii_digit()).len();
+            (digits > 0)
+                .then(|| line[digits..].strip_prefix(['.', ')']))
+                .flatten()
+        })
+        .unwrap_or(line)
+        .trim_start();
+    let inner = rest.strip_prefix('[')?.strip_suffix(')')?;
+    let (_, target) = inner.rsplit_once("](")?;
+    (!target.is_empty() && !target.contains(char::is_whitespace)).then_some(target)
+}
+
+/// A link within the document set: to an anchor, or by relative path to a
+/// Markdown or HTML page.
+fn is_navigation(target: &str) -> bool {
+    if target.starts_with('#') {
+        return true;
+    }
+    if target.contains("://") || target.starts_with("mailto:") {
+        return false;
+    }
+    let path = target
+        .split('#')
+        .next()
+        .unwrap_or(target)
+        .to_ascii_lowercase();
+    [".md", ".markdown", ".html", ".htm"]
+        .iter()
+        .any(|ext| path.ends_with(ext))
 }
 
 /// Lines an opening may span (attributes, decorators, a wrapped signature).
@@ -301,6 +383,29 @@ mod tests {
         let mut md = code("tests/README.md", &["Tests"], "", "#[test]");
         md.kind = ChunkKind::Markdown;
         assert_eq!(flags(&md), 0);
+    }
+
+    #[test]
+    fn tables_of_contents_are_flagged() {
+        let toc = "## Table of Contents\n\n<!-- toc -->\n- [Summary](#summary)\n- [Motivation](#motivation)\n  - [Goals](#goals)\n  - [Implementation Details [optional]](#implementation-details-optional)\n<!-- /toc -->\n";
+        assert!(is_contents(toc));
+        let book = "# The Book\n\n[Foreword](foreword.md)\n\n1. [Getting Started](ch01-00-getting-started.md)\n2. [Hello](ch01-02-hello-world.html#hello)\n";
+        assert!(is_contents(book));
+        let mut md = code("README.md", &["Table of Contents"], "", toc);
+        md.kind = ChunkKind::Markdown;
+        assert_eq!(flags(&md), CONTENTS);
+        md.kind = ChunkKind::Text;
+        assert_eq!(flags(&md), 0);
+        // Prose that links, web links, and too few links are not contents.
+        assert!(!is_contents(
+            "See [a](#a), [b](#b) and [c](#c) for the details of each step.\n"
+        ));
+        assert!(!is_contents(
+            "- [RFC 1](https://example.com/1.md)\n- [RFC 2](https://example.com/2.md)\n- [RFC 3](https://example.com/3.md)\n"
+        ));
+        assert!(!is_contents("- [a](#a)\n- [b](#b)\n"));
+        let mixed = "- [a](#a)\n- [b](#b)\n- [c](#c)\nThe first step reads the file.\nThe second writes it.\n";
+        assert!(!is_contents(mixed));
     }
 
     #[test]

@@ -19,7 +19,7 @@ use tantivy::schema::{Field, IndexRecordOption, Value};
 use tantivy::{DocAddress, DocSet, Searcher, TantivyDocument, Term};
 
 use super::reader::{IndexReader, ScoredId};
-use super::{Fields, REC_DOC, holds, index_err};
+use super::{Fields, REC_DOC, holds, index_err, signals};
 use crate::error::Result;
 
 /// How many of the best chunks take part. Fixed, so that the order of the
@@ -118,7 +118,17 @@ pub(super) fn reorder(
                 .sum();
             c.score + LOCAL_WEIGHT * bm25
         };
-        let mut order: Vec<(f32, usize)> = slots.iter().map(|&i| (key(&pool[i]), i)).collect();
+        // A table of contents holds its document's rank (it matched the
+        // query's words, as the sections it lists do) but yields it to them.
+        let mut order: Vec<(f32, usize)> = slots
+            .iter()
+            .map(
+                |&i| match flags(searcher, pool[i].addr) & signals::CONTENTS {
+                    0 => (key(&pool[i]), i),
+                    _ => (f32::MIN, i),
+                },
+            )
+            .collect();
         order.sort_by(|a, b| {
             b.0.total_cmp(&a.0)
                 .then_with(|| pool[a.1].id.cmp(&pool[b.1].id))
@@ -185,6 +195,15 @@ impl IndexReader {
         }
         Ok(out)
     }
+}
+
+/// The [`signals`] flags of the record at `addr` (0 for a document record).
+fn flags(searcher: &Searcher, addr: DocAddress) -> u64 {
+    searcher
+        .segment_reader(addr.segment_ord)
+        .fast_fields()
+        .u64("flags")
+        .map_or(0, |c| c.first_or_default_col(0).get_val(addr.doc_id))
 }
 
 /// Whether the record at `addr` is a code chunk. A source file's symbols are
@@ -353,6 +372,48 @@ mod tests {
     #[test]
     fn the_section_the_question_words_single_out_leads_its_document() {
         assert_eq!(first_section(ChunkKind::Markdown), "kep:1");
+    }
+
+    #[test]
+    fn a_table_of_contents_yields_its_rank_to_the_sections_it_lists() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let index = SearchIndex::open_or_create(&dir.path().join("index")).expect("index");
+        let mut writer = index.writer(1 << 22).expect("writer");
+        let toc = "- [Gmsa credential spec](#gmsa-credential-spec)\n- [Run as user name](#run-as-user-name)\n- [Gmsa credential spec with run as user name](#both)\n";
+        let sections = [
+            ("Table of Contents", toc),
+            (
+                "Both",
+                "A pod may set a gmsa credential spec and a run as user name.",
+            ),
+            ("Notes", "Nothing here about the question."),
+        ];
+        for (i, (title, text)) in sections.into_iter().enumerate() {
+            let c = Chunk::sample(
+                "kep.md",
+                &["KEP: Windows", title],
+                text,
+                ChunkKind::Markdown,
+            );
+            let mut c = c;
+            c.id = format!("kep:{i}");
+            writer.add(&c, "docs").expect("add");
+        }
+        writer.commit(1).expect("commit");
+        let reader = index.reader().expect("reader");
+        let hits = reader
+            .search(
+                "gmsa credential spec run as user name",
+                3,
+                &Filter::default(),
+            )
+            .expect("search");
+        let ids: Vec<&str> = hits.iter().map(|h| h.id.as_str()).collect();
+        assert_eq!(
+            ids,
+            ["kep:1", "kep:0"],
+            "the section first, the contents still listed"
+        );
     }
 
     #[test]

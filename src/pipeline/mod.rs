@@ -170,10 +170,11 @@ pub fn disk_view(
 /// The settings that, when changed, invalidate every chunk.
 fn settings_signature(settings: &Settings) -> String {
     format!(
-        "{}|analyzer {}|chunker {}|{}|{:?}|{:?}|{}|{:?}",
+        "{}|analyzer {}|chunker {}|signals {}|{}|{:?}|{:?}|{}|{:?}",
         pack::generator_version(),
         crate::index::tokenizer::ANALYZER_VERSION,
         crate::chunk::CHUNKER_VERSION,
+        crate::index::signals::SIGNALS_VERSION,
         settings.max_chunk_tokens,
         settings.include,
         settings.exclude,

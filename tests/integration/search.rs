@@ -556,3 +556,56 @@ fn a_question_finds_the_section_role_it_asks_for() {
         r#""p3.md" ["Proposal 3: Topology hints","Proposal"]"#
     );
 }
+
+/// A design document's table of contents repeats the headings a keyword query
+/// names, but the section it points to is the hit; the contents still count
+/// for their document, and are listed below its sections.
+#[test]
+fn a_table_of_contents_ranks_below_the_sections_it_lists() {
+    let env = Env::empty();
+    let contents = "## Table of Contents\n\n<!-- toc -->\n\
+        - [Summary](#summary)\n\
+        - [Proposal](#proposal)\n  \
+          - [Specify a gMSA credential spec and RunAsUserName for a pod](#both)\n  \
+          - [Specify a gMSA credential spec alone](#alone)\n\
+        - [Alternatives](#alternatives)\n<!-- /toc -->\n";
+    env.write(
+        "windows.md",
+        format!(
+            "# Windows security options\n\n{contents}\n## Summary\n\nWindows pods get their own options.\n\n\
+             ## Proposal\n\n### Specify a gMSA credential spec and RunAsUserName for a pod\n\n\
+             Both fields may be set together; the runtime applies the credential spec first.\n\n\
+             ### Specify a gMSA credential spec alone\n\nThe pod runs as the container's default user.\n\n\
+             ## Alternatives\n\nNone were weighed.\n"
+        ),
+    );
+    env.write(
+        "linux.md",
+        "# Linux security options\n\n## Summary\n\nA pod sets runAsUser and runAsGroup.\n",
+    );
+    env.ctx(&["build"]).assert().success();
+    let r = env.json(&[
+        "search",
+        "--no-build",
+        "gMSA credential spec with runAsUserName together",
+        "-k",
+        "6",
+    ]);
+    let titles: Vec<String> = r["hits"]
+        .as_array()
+        .expect("hits")
+        .iter()
+        .map(|h| h["title_path"].to_string())
+        .collect();
+    assert_eq!(
+        titles[0],
+        r#"["Windows security options","Proposal","Specify a gMSA credential spec and RunAsUserName for a pod"]"#,
+        "{titles:#?}"
+    );
+    let toc = r#"["Windows security options","Table of Contents"]"#;
+    let at = titles.iter().position(|t| t == toc);
+    assert!(
+        at.is_some_and(|i| i > 1),
+        "the contents are listed after the sections: {titles:#?}"
+    );
+}
