@@ -32,8 +32,9 @@ use serde::{Deserialize, Serialize};
 /// attributes assigned in `__init__` or a constructor declared by the class,
 /// 19 Python instance attributes assigned in any method, in the body of an
 /// `if`, `try`, `with` or loop too, 20 impl blocks titled by their header
-/// (`impl Display for Polygon`).
-pub const CHUNKER_VERSION: u32 = 20;
+/// (`impl Display for Polygon`), 21 a JSON array's record labelled by its
+/// name after its index (`[281] tantivy`).
+pub const CHUNKER_VERSION: u32 = 21;
 
 /// What kind of source a chunk came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]

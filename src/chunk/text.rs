@@ -354,7 +354,7 @@ fn split_json(
         };
         let mut title_path = title.to_vec();
         title_path.push(if first == last {
-            members[first].label.clone()
+            labelled(text, &members[first], is_array)
         } else if is_array {
             format!("[{first}..{}]", last + 1)
         } else {
@@ -374,7 +374,7 @@ fn split_json(
             flush(&mut group, out);
             tally = Tally::default();
             let mut inner = title.to_vec();
-            inner.push(member.label.clone());
+            inner.push(labelled(text, member, is_array));
             split_json(
                 text,
                 (bounds[i], bounds[i + 1]),
@@ -398,6 +398,35 @@ fn split_json(
         group.push(i);
     }
     flush(&mut group, out);
+}
+
+/// Keys whose short string value names an object, most telling first.
+const NAME_KEYS: &[&str] = &["name", "title", "id", "key", "path"];
+
+/// Longest name a label shows.
+const NAME_CHARS: usize = 60;
+
+/// A member's label; an array item that is an object with a naming key
+/// (`"name": "tantivy"`) shows its name after its index (`[281] tantivy`),
+/// so a list of records reads, and is searched, by what each one is.
+fn labelled(text: &str, member: &Member, is_array: bool) -> String {
+    if !is_array || text.as_bytes().get(member.value) != Some(&b'{') {
+        return member.label.clone();
+    }
+    let fields = members(text, member.value);
+    let name = NAME_KEYS.iter().find_map(|key| {
+        let field = fields.iter().find(|f| f.label == *key)?;
+        let mut values =
+            serde_json::Deserializer::from_str(&text[field.value..]).into_iter::<String>();
+        let value = values.next()?.ok()?;
+        let value = value.trim();
+        (!value.is_empty() && value.chars().count() <= NAME_CHARS && !value.contains('\n'))
+            .then(|| value.to_string())
+    });
+    match name {
+        Some(name) => format!("{} {name}", member.label),
+        None => member.label.clone(),
+    }
 }
 
 /// The direct members of the valid JSON container opening at `open`, found with a

@@ -251,3 +251,26 @@ fn json_five_megabyte_array_tiles_and_is_deterministic() {
     let text_chunks = chunk_text("big.json", &text, &root(), &opts(600));
     check(&text_chunks, &text, 600, ChunkKind::Text);
 }
+
+#[test]
+fn json_records_are_labelled_by_their_names() {
+    let pad = "word ".repeat(60);
+    let record = |name: &str| format!(r#"{{"id": 7, "name": "{name}", "description": "{pad}"}}"#);
+    let text = format!(
+        r#"{{"packages": [{}, {}, {{"title": "no\nname", "pad": "{pad}"}}, {{"id": "{}", "pad": "{pad}"}}]}}"#,
+        record("tantivy"),
+        record("tantivy-sstable"),
+        "x".repeat(80)
+    );
+    let chunked = chunk_json("m.json", &text, &root(), &opts(80));
+    check(&chunked, &text, 80, ChunkKind::Json);
+    let mut labels: Vec<&str> = chunked
+        .chunks
+        .iter()
+        .map(|c| c.title_path[2].as_str())
+        .collect();
+    // Each record is split into parts, all of them labelled alike.
+    labels.dedup();
+    // A name with a line break, or longer than a label shows, is no name.
+    assert_eq!(labels, ["[0] tantivy", "[1] tantivy-sstable", "[2]", "[3]"]);
+}

@@ -164,3 +164,27 @@ fn a_hit_in_a_one_line_value_resolves_as_a_slice() {
     let args: Vec<&str> = call.split(' ').collect();
     assert_eq!(resolve(&env, &args[1..]).trim_end_matches('\n'), text);
 }
+
+/// A boxed list of records (a package list, an API's items) is searched and
+/// shown by what each record is: a hit names its record's `name` after its
+/// index, so an agent can tell `tantivy-sstable` from `tantivy-common` without
+/// reading either.
+#[test]
+fn a_record_in_a_boxed_list_is_named_in_its_hit() {
+    let env = Env::empty();
+    let notes = "an indexing library crate with many modules ".repeat(40);
+    let packages: Vec<String> = ["tantivy-common", "tantivy-sstable", "serde"]
+        .iter()
+        .map(|name| format!(r#"{{"name": "{name}", "license": "MIT", "notes": "{notes}"}}"#))
+        .collect();
+    let value = format!(r#"{{"packages": [{}]}}"#, packages.join(",\n"));
+    let args = ["--tool", "cargo_metadata", "--threshold-tokens", "100"];
+    let r = boxed(env.path(), &value, &args);
+    assert!(
+        r.trim().starts_with("internal://"),
+        "boxed, not passed through"
+    );
+    let hits = env.json(&["search", "sstable license", "--scope", "relay", "-k", "1"]);
+    let title = hits["hits"][0]["title_path"].to_string();
+    assert!(title.contains(r#""[1] tantivy-sstable""#), "{hits}");
+}
