@@ -13,7 +13,9 @@
 //! collection-wide one.
 
 use std::collections::HashMap;
+use std::sync::Arc;
 
+use tantivy::columnar::ColumnValues;
 use tantivy::postings::Postings;
 use tantivy::schema::{Field, IndexRecordOption, Value};
 use tantivy::{DocAddress, DocSet, Searcher, TantivyDocument, Term};
@@ -94,6 +96,7 @@ pub(super) fn reorder(
     let mut all: Vec<DocAddress> = groups.iter().flat_map(|g| g.1.iter().copied()).collect();
     all.sort_unstable();
     let local = local_stats(searcher, fields, &all, terms)?;
+    let flags = Flags::new(searcher);
     let mut moves: Vec<(Vec<usize>, Vec<usize>)> = Vec::new();
     for (slots, chunks) in groups {
         let weights = idf(&local, &chunks, terms);
@@ -122,12 +125,10 @@ pub(super) fn reorder(
         // query's words, as the sections it lists do) but yields it to them.
         let mut order: Vec<(f32, usize)> = slots
             .iter()
-            .map(
-                |&i| match flags(searcher, pool[i].addr) & signals::CONTENTS {
-                    0 => (key(&pool[i]), i),
-                    _ => (f32::MIN, i),
-                },
-            )
+            .map(|&i| match flags.of(pool[i].addr) & signals::CONTENTS {
+                0 => (key(&pool[i]), i),
+                _ => (f32::MIN, i),
+            })
             .collect();
         order.sort_by(|a, b| {
             b.0.total_cmp(&a.0)
@@ -197,13 +198,25 @@ impl IndexReader {
     }
 }
 
-/// The [`signals`] flags of the record at `addr` (0 for a document record).
-fn flags(searcher: &Searcher, addr: DocAddress) -> u64 {
-    searcher
-        .segment_reader(addr.segment_ord)
-        .fast_fields()
-        .u64("flags")
-        .map_or(0, |c| c.first_or_default_col(0).get_val(addr.doc_id))
+/// The [`signals`] flags column of each segment, opened once per search.
+struct Flags(Vec<Option<Arc<dyn ColumnValues<u64>>>>);
+
+impl Flags {
+    fn new(searcher: &Searcher) -> Flags {
+        let column = |s: &tantivy::SegmentReader| {
+            let column = s.fast_fields().u64("flags").ok()?;
+            Some(column.first_or_default_col(0))
+        };
+        Flags(searcher.segment_readers().iter().map(column).collect())
+    }
+
+    /// The flags of the record at `addr` (0 for a document record).
+    fn of(&self, addr: DocAddress) -> u64 {
+        match self.0.get(addr.segment_ord as usize) {
+            Some(Some(column)) => column.get_val(addr.doc_id),
+            _ => 0,
+        }
+    }
 }
 
 /// Whether the record at `addr` is a code chunk. A source file's symbols are
