@@ -402,13 +402,12 @@ mod tests {
             ("Notes", "Nothing here about the question."),
         ];
         for (i, (title, text)) in sections.into_iter().enumerate() {
-            let c = Chunk::sample(
+            let mut c = Chunk::sample(
                 "kep.md",
                 &["KEP: Windows", title],
                 text,
                 ChunkKind::Markdown,
             );
-            let mut c = c;
             c.id = format!("kep:{i}");
             writer.add(&c, "docs").expect("add");
         }
