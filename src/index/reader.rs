@@ -462,17 +462,11 @@ impl IndexReader {
     /// example: then the tests and examples among them are demoted.
     fn any_primary(&self, sets: &[HashSet<DocId>]) -> bool {
         let minor = signals::TEST | signals::EXAMPLE;
-        self.searcher
-            .segment_readers()
-            .iter()
-            .zip(sets)
-            .any(|(segment, docs)| {
-                let Ok(col) = segment.fast_fields().u64("flags") else {
-                    return false;
-                };
-                let col = col.first_or_default_col(0);
-                docs.iter().any(|&d| col.get_val(d) & minor == 0)
-            })
+        let flags = signals::Flags::new(&self.searcher);
+        sets.iter().enumerate().any(|(segment, docs)| {
+            docs.iter()
+                .any(|&d| flags.of(DocAddress::new(segment as u32, d)) & minor == 0)
+        })
     }
 
     /// The symbol chunks `query` names (see [`name_keys`]), and those whose

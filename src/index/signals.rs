@@ -8,6 +8,11 @@
 //! names them. A table of contents repeats every heading of its document, so
 //! it matches a query by the very words that name the section it points to.
 
+use std::sync::Arc;
+
+use tantivy::columnar::ColumnValues;
+use tantivy::{DocAddress, Searcher};
+
 use crate::chunk::code::comment::is_comment;
 use crate::chunk::{Chunk, ChunkKind};
 
@@ -73,6 +78,27 @@ fn code_flags(chunk: &Chunk) -> u64 {
         flags |= GLUE;
     }
     flags
+}
+
+/// The [`signals`] flags column of each segment, opened once per search.
+pub(super) struct Flags(Vec<Option<Arc<dyn ColumnValues<u64>>>>);
+
+impl Flags {
+    pub(super) fn new(searcher: &Searcher) -> Flags {
+        let column = |s: &tantivy::SegmentReader| {
+            let column = s.fast_fields().u64("flags").ok()?;
+            Some(column.first_or_default_col(0))
+        };
+        Flags(searcher.segment_readers().iter().map(column).collect())
+    }
+
+    /// The flags of the record at `addr` (0 for a document record).
+    pub(super) fn of(&self, addr: DocAddress) -> u64 {
+        match self.0.get(addr.segment_ord as usize) {
+            Some(Some(column)) => column.get_val(addr.doc_id),
+            _ => 0,
+        }
+    }
 }
 
 /// Links a table of contents has at least.

@@ -13,9 +13,7 @@
 //! collection-wide one.
 
 use std::collections::HashMap;
-use std::sync::Arc;
 
-use tantivy::columnar::ColumnValues;
 use tantivy::postings::Postings;
 use tantivy::schema::{Field, IndexRecordOption, Value};
 use tantivy::{DocAddress, DocSet, Searcher, TantivyDocument, Term};
@@ -96,7 +94,7 @@ pub(super) fn reorder(
     let mut all: Vec<DocAddress> = groups.iter().flat_map(|g| g.1.iter().copied()).collect();
     all.sort_unstable();
     let local = local_stats(searcher, fields, &all, terms)?;
-    let flags = Flags::new(searcher);
+    let flags = signals::Flags::new(searcher);
     let mut moves: Vec<(Vec<usize>, Vec<usize>)> = Vec::new();
     for (slots, chunks) in groups {
         let weights = idf(&local, &chunks, terms);
@@ -195,27 +193,6 @@ impl IndexReader {
             out.extend(more.into_iter().map(|(id, score)| ScoredId { id, score }));
         }
         Ok(out)
-    }
-}
-
-/// The [`signals`] flags column of each segment, opened once per search.
-struct Flags(Vec<Option<Arc<dyn ColumnValues<u64>>>>);
-
-impl Flags {
-    fn new(searcher: &Searcher) -> Flags {
-        let column = |s: &tantivy::SegmentReader| {
-            let column = s.fast_fields().u64("flags").ok()?;
-            Some(column.first_or_default_col(0))
-        };
-        Flags(searcher.segment_readers().iter().map(column).collect())
-    }
-
-    /// The flags of the record at `addr` (0 for a document record).
-    fn of(&self, addr: DocAddress) -> u64 {
-        match self.0.get(addr.segment_ord as usize) {
-            Some(Some(column)) => column.get_val(addr.doc_id),
-            _ => 0,
-        }
     }
 }
 
