@@ -429,6 +429,17 @@ fn labelled(text: &str, member: &Member, is_array: bool) -> String {
     }
 }
 
+/// The names of the records a JSON chunk lies in, outermost first: the
+/// `tantivy` of a title `packages > [281] tantivy > dependencies` (the labels
+/// [`labelled`] writes), so a query naming a record can find it by name.
+pub fn record_names(title_path: &[String]) -> impl Iterator<Item = &str> {
+    title_path.iter().filter_map(|label| {
+        let (index, name) = label.strip_prefix('[')?.split_once("] ")?;
+        (!index.is_empty() && index.bytes().all(|b| b.is_ascii_digit()) && !name.is_empty())
+            .then_some(name)
+    })
+}
+
 /// The direct members of the valid JSON container opening at `open`, found with a
 /// byte scan that tracks string, escape and nesting state (no tree is built).
 fn members(text: &str, open: usize) -> Vec<Member> {

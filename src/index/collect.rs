@@ -18,7 +18,7 @@ use super::signals;
 
 /// Score multipliers for the [`signals`] flags of a chunk. Each is at most 1,
 /// which is what lets [`PriorTop`] skip the flag lookup of a losing chunk;
-/// only `exact` is above 1, for chunks known before scoring.
+/// only `exact` and `record` are above 1, for chunks known before scoring.
 #[derive(Debug, Clone, Copy)]
 pub(super) struct Priors {
     pub test: f32,
@@ -27,6 +27,8 @@ pub(super) struct Priors {
     pub glue: f32,
     /// A chunk whose name is the whole query.
     pub exact: f32,
+    /// A chunk in a JSON record the query names ([`signals::RECORD`]).
+    pub record: f32,
     /// Whether tests and examples among those chunks are demoted (when one
     /// of them is neither).
     pub exact_demoted: bool,
@@ -41,9 +43,14 @@ impl Priors {
     /// its members and its definition carry the same name with content. A
     /// chunk whose name is the whole query gets the `exact` factor (above 1),
     /// and as a test or example its demotion when a chunk of that name is
-    /// neither, so the definition comes before its test.
-    fn factor(&self, flags: u64, named: bool, exact: bool) -> f32 {
+    /// neither, so the definition comes before its test. A chunk in a JSON
+    /// record the query names gets the `record` factor: a record's name is
+    /// data the user typed, not a word its text may repeat.
+    fn factor(&self, flags: u64, named: bool, exact: bool, record: bool) -> f32 {
         let mut f = 1.0;
+        if record && !exact && flags & signals::RECORD != 0 {
+            f *= self.record;
+        }
         if exact {
             f *= self.exact;
             if !self.exact_demoted {
@@ -82,6 +89,9 @@ pub(super) struct PriorTop {
     pub named: Vec<HashSet<DocId>>,
     /// Chunks whose name is the whole query, by segment ordinal.
     pub exact: Vec<HashSet<DocId>>,
+    /// Chunks whose key the query names, by segment ordinal; those in a
+    /// JSON record get [`Priors::record`].
+    pub records: Vec<HashSet<DocId>>,
     /// Chunks inside the packages the query names, by segment ordinal;
     /// `None` when it names none.
     pub inside: Option<Vec<BitSet>>,
@@ -97,6 +107,8 @@ pub(super) struct PriorTopSegment {
     named: HashSet<DocId>,
     /// The chunks of this segment whose name is the whole query.
     exact: HashSet<DocId>,
+    /// The chunks of this segment whose key the query names.
+    records: HashSet<DocId>,
     /// The chunks of this segment inside the named packages, if any are.
     inside: Option<BitSet>,
 }
@@ -127,6 +139,11 @@ impl Collector for PriorTop {
                 .unwrap_or_default(),
             exact: self
                 .exact
+                .get(segment as usize)
+                .cloned()
+                .unwrap_or_default(),
+            records: self
+                .records
                 .get(segment as usize)
                 .cloned()
                 .unwrap_or_default(),
@@ -161,21 +178,18 @@ impl SegmentCollector for PriorTopSegment {
     type Fruit = Vec<(Score, DocAddress)>;
 
     fn collect(&mut self, doc: DocId, score: Score) {
-        // Scores are non-negative and factors at most 1 but for exact names:
-        // any other score the buffer rejects as it is cannot pass once
-        // multiplied (`push` rejects at or below the threshold, so this skips
-        // nothing it would keep).
+        // Scores are non-negative and factors at most 1 but for exact names
+        // and named records (`records` holds both): any other score the buffer rejects as it is
+        // cannot pass once multiplied (`push` rejects at or below the
+        // threshold, so this skips nothing it would keep).
         let exact = self.exact.contains(&doc);
-        if !exact && self.top.threshold.is_some_and(|t| score <= t) {
+        let record = self.records.contains(&doc);
+        if !record && self.top.threshold.is_some_and(|t| score <= t) {
             return;
         }
+        let named = self.named.contains(&doc);
         let mut score = match &self.flags {
-            Some(col) => {
-                score
-                    * self
-                        .priors
-                        .factor(col.get_val(doc), self.named.contains(&doc), exact)
-            }
+            Some(col) => score * self.priors.factor(col.get_val(doc), named, exact, record),
             None => score,
         };
         if self

@@ -17,9 +17,11 @@ use tantivy::tokenizer::TextAnalyzer;
 use tantivy::{DocAddress, DocId, DocSet, Searcher, TantivyDocument, Term};
 
 use super::collect::{PriorTop, Priors};
-use super::query_words::{analyze_query, exact_name_key, name_keys, strip_question_words};
+use super::query_words::{
+    analyze_query, exact_name_key, is_question_word, name_keys, strip_question_words,
+};
 use super::{
-    Fields, REC_CHUNK, REC_DOC, abbrev, index_err, intent, operators, signals, tokenizer,
+    Fields, REC_CHUNK, REC_DOC, abbrev, index_err, intent, name_key, operators, signals, tokenizer,
     within_doc,
 };
 use crate::error::Result;
@@ -107,6 +109,14 @@ const OUTSIDE_FACTOR: f32 = 0.6;
 
 /// Chunks of each segment, by segment ordinal.
 type BySegment = Vec<HashSet<DocId>>;
+
+/// The chunks a query names, by segment (see [`IndexReader::named`]).
+#[derive(Default)]
+struct Named {
+    named: BySegment,
+    exact: BySegment,
+    records: BySegment,
+}
 
 /// BM25 statistics over one record type: chunk and document records share the
 /// index but are scored as two collections.
@@ -349,7 +359,11 @@ impl IndexReader {
         let words = strip_question_words(query);
         let (stemmed, parts) = self.stemmed_query(&words, query);
         let (plain, plain_parts) = self.plain_query(&words);
-        let (named, exact) = self.named(query)?;
+        let Named {
+            named,
+            exact,
+            records,
+        } = self.named(query)?;
         let exact_demoted = self.any_primary(&exact);
         let mut should: Vec<(Occur, Box<dyn Query>)> = Vec::new();
         let mut clause = |field: Field, term: &str, boost: f32| {
@@ -440,6 +454,7 @@ impl IndexReader {
             limit: fetch,
             named,
             exact,
+            records: records.clone(),
             inside: self.under(&filter.packages)?,
             priors: Priors {
                 test: TEST_FACTOR,
@@ -447,6 +462,7 @@ impl IndexReader {
                 thin: THIN_FACTOR,
                 glue: GLUE_FACTOR,
                 exact: EXACT_FACTOR,
+                record: EXACT_FACTOR,
                 exact_demoted,
                 outside: OUTSIDE_FACTOR,
             },
@@ -455,7 +471,7 @@ impl IndexReader {
             .searcher
             .search_with_statistics_provider(&query, &collector, &stats)
             .map_err(|e| index_err(&self.dir, e))?;
-        self.best_within_docs(top, limit, &local)
+        self.best_within_docs(top, limit, &local, &records)
     }
 
     /// Whether any of the chunks `sets` (by segment) is neither a test nor an
@@ -469,43 +485,59 @@ impl IndexReader {
         })
     }
 
-    /// The symbol chunks `query` names (see [`name_keys`]), and those whose
-    /// name is the whole query (see [`exact_name_key`]), by segment.
-    fn named(&self, query: &str) -> Result<(BySegment, BySegment)> {
-        // A pack without code has no names to look up.
+    /// The chunks `query` names, by segment: symbols (see [`name_keys`]),
+    /// those whose name is the whole query (see [`exact_name_key`]), and
+    /// chunks whose key is one of those names or a single word of the query
+    /// (for JSON records: a record's name is data the user types whole, so
+    /// "what version of tantivy" names the record `tantivy`).
+    fn named(&self, query: &str) -> Result<Named> {
+        let mut out = Named::default();
+        // A pack without code or records has no names to look up.
         if self.empty.contains(&self.fields.key) {
-            return Ok((Vec::new(), Vec::new()));
+            return Ok(out);
         }
         let exact_key = exact_name_key(query);
         let mut keys = name_keys(query);
         keys.extend(exact_key.clone());
+        let mut words: HashSet<String> = query
+            .split(|c: char| !c.is_alphanumeric())
+            .filter(|w| !is_question_word(w))
+            .map(name_key)
+            .filter(|k| k.chars().count() >= 2 && !keys.contains(k))
+            .collect();
+        words.extend(keys.iter().cloned());
         let err = |e: tantivy::TantivyError| index_err(&self.dir, e);
         // Straight from the postings: a term-set query's bitset over every
         // record cost more than the lookups of a few mostly absent keys.
-        let (mut named, mut exact) = (Vec::new(), Vec::new());
         for segment in self.searcher.segment_readers() {
             let inverted = segment.inverted_index(self.fields.key).map_err(err)?;
-            let (mut docs, mut exact_docs) = (HashSet::new(), HashSet::new());
-            for key in &keys {
+            let (mut named, mut exact, mut records) =
+                (HashSet::new(), HashSet::new(), HashSet::new());
+            for key in &words {
                 let term = Term::from_field_text(self.fields.key, key);
                 let postings = inverted
                     .read_postings(&term, IndexRecordOption::Basic)
                     .map_err(|e| index_err(&self.dir, e))?;
-                let is_exact = exact_key.as_ref() == Some(key);
+                let (is_name, is_exact) = (keys.contains(key), exact_key.as_ref() == Some(key));
                 if let Some(mut postings) = postings {
                     while postings.doc() != tantivy::TERMINATED {
-                        docs.insert(postings.doc());
+                        let doc = postings.doc();
+                        records.insert(doc);
+                        if is_name {
+                            named.insert(doc);
+                        }
                         if is_exact {
-                            exact_docs.insert(postings.doc());
+                            exact.insert(doc);
                         }
                         postings.advance();
                     }
                 }
             }
-            named.push(docs);
-            exact.push(exact_docs);
+            out.named.push(named);
+            out.exact.push(exact);
+            out.records.push(records);
         }
-        Ok((named, exact))
+        Ok(out)
     }
 
     /// The `limit` best of the records `top` that have the stored `field`, as

@@ -14,6 +14,7 @@ use tantivy::columnar::ColumnValues;
 use tantivy::{DocAddress, Searcher};
 
 use crate::chunk::code::comment::is_comment;
+use crate::chunk::text::record_names;
 use crate::chunk::{Chunk, ChunkKind};
 
 /// The chunk is a test, a benchmark or test support (code only).
@@ -34,9 +35,13 @@ pub const GLUE: u64 = 8;
 /// document or to other documents, and nothing else (Markdown only).
 pub const CONTENTS: u64 = 16;
 
+/// The chunk lies in a named JSON record (`[281] tantivy`), whose names are
+/// its `key`s: a query naming the record ranks it first (JSON only).
+pub const RECORD: u64 = 32;
+
 /// Changes whenever a chunk's flags may change (a build with another version is
-/// a full rebuild): 2 flagged tables of contents.
-pub const SIGNALS_VERSION: u32 = 2;
+/// a full rebuild): 2 flagged tables of contents, 3 named JSON records.
+pub const SIGNALS_VERSION: u32 = 3;
 
 /// Directory names whose code is tests, benchmarks or test data.
 const TEST_DIRS: &[&str] = &[
@@ -59,6 +64,7 @@ pub fn flags(chunk: &Chunk) -> u64 {
     match chunk.kind {
         ChunkKind::Code => code_flags(chunk),
         ChunkKind::Markdown if is_contents(&chunk.text) => CONTENTS,
+        ChunkKind::Json if record_names(&chunk.title_path).next().is_some() => RECORD,
         _ => 0,
     }
 }

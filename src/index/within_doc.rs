@@ -12,11 +12,11 @@
 //! alone. Documents keep their ranks, so the choice between documents is the
 //! collection-wide one.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use tantivy::postings::Postings;
 use tantivy::schema::{Field, IndexRecordOption, Value};
-use tantivy::{DocAddress, DocSet, Searcher, TantivyDocument, Term};
+use tantivy::{DocAddress, DocId, DocSet, Searcher, TantivyDocument, Term};
 
 use super::reader::{IndexReader, ScoredId};
 use super::{Fields, REC_DOC, holds, index_err, signals};
@@ -66,11 +66,13 @@ struct Local {
 
 /// Reorders `pool` (best first) by `terms` within each document that holds
 /// more than one of its ranks. A chunk takes the score of the rank it moves
-/// to, so scores still fall.
+/// to, so scores still fall. Chunks in a JSON record the query names
+/// (`named`, by segment) come first, tables of contents last.
 pub(super) fn reorder(
     searcher: &Searcher,
     fields: Fields,
     terms: &[LocalTerm],
+    named: &[HashSet<DocId>],
     pool: &mut [Candidate],
 ) -> tantivy::Result<()> {
     if terms.is_empty() {
@@ -121,18 +123,34 @@ pub(super) fn reorder(
         };
         // A table of contents holds its document's rank (it matched the
         // query's words, as the sections it lists do) but yields it to them.
-        let mut order: Vec<(f32, usize)> = slots
+        // A record the query names is what it asks for, however often its
+        // siblings repeat the name (a boxed value is one document, so this
+        // order is the whole ranking of its records).
+        let tier = |c: &Candidate| {
+            let flags = flags.of(c.addr);
+            let addr = c.addr;
+            if flags & signals::CONTENTS != 0 {
+                -1
+            } else if flags & signals::RECORD != 0
+                && named
+                    .get(addr.segment_ord as usize)
+                    .is_some_and(|s| s.contains(&addr.doc_id))
+            {
+                1
+            } else {
+                0
+            }
+        };
+        let mut order: Vec<(i8, f32, usize)> = slots
             .iter()
-            .map(|&i| match flags.of(pool[i].addr) & signals::CONTENTS {
-                0 => (key(&pool[i]), i),
-                _ => (f32::MIN, i),
-            })
+            .map(|&i| (tier(&pool[i]), key(&pool[i]), i))
             .collect();
         order.sort_by(|a, b| {
-            b.0.total_cmp(&a.0)
-                .then_with(|| pool[a.1].id.cmp(&pool[b.1].id))
+            b.0.cmp(&a.0)
+                .then_with(|| b.1.total_cmp(&a.1))
+                .then_with(|| pool[a.2].id.cmp(&pool[b.2].id))
         });
-        moves.push((slots, order.into_iter().map(|(_, i)| i).collect()));
+        moves.push((slots, order.into_iter().map(|(_, _, i)| i).collect()));
     }
     for (slots, order) in moves {
         let moved: Vec<Candidate> = order.iter().map(|&i| pool[i].clone()).collect();
@@ -152,6 +170,7 @@ impl IndexReader {
         mut top: Vec<(f32, DocAddress)>,
         limit: usize,
         terms: &[LocalTerm],
+        named: &[HashSet<DocId>],
     ) -> Result<Vec<ScoredId>> {
         let f = self.fields;
         top.sort_by(|a, b| b.0.total_cmp(&a.0));
@@ -179,7 +198,7 @@ impl IndexReader {
             }
         }
         pool.sort_by(|a, b| b.score.total_cmp(&a.score).then_with(|| a.id.cmp(&b.id)));
-        reorder(&self.searcher, f, terms, &mut pool).map_err(|e| index_err(&self.dir, e))?;
+        reorder(&self.searcher, f, terms, named, &mut pool).map_err(|e| index_err(&self.dir, e))?;
         let mut out: Vec<ScoredId> = pool
             .into_iter()
             .take(limit)
@@ -403,6 +422,35 @@ mod tests {
             ["kep:1", "kep:0"],
             "the section first, the contents still listed"
         );
+    }
+
+    #[test]
+    fn a_record_the_query_names_leads_its_value() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let index = SearchIndex::open_or_create(&dir.path().join("index")).expect("index");
+        let mut writer = index.writer(1 << 22).expect("writer");
+        let chatty = r#"{"name": "tantivy-common", "version": "0.9.0", "notes": "used by tantivy, tested with tantivy"}"#;
+        let records = [
+            ("[0] tantivy-common", chatty),
+            ("[1] tantivy", r#"{"name": "tantivy", "version": "0.25.0"}"#),
+            ("[2] serde", r#"{"name": "serde", "version": "1.0.228"}"#),
+        ];
+        for (i, (label, text)) in records.into_iter().enumerate() {
+            let path = ["cargo_metadata", "packages", label];
+            let mut c = Chunk::sample("relay/v", &path, text, ChunkKind::Json);
+            c.id = format!("v:{i}");
+            writer.add(&c, "relay").expect("add");
+        }
+        writer.commit(1).expect("commit");
+        let reader = index.reader().expect("reader");
+        let search = |q: &str| -> Vec<String> {
+            let hits = reader.search(q, 3, &Filter::default()).expect("search");
+            hits.into_iter().map(|h| h.id).collect()
+        };
+        assert_eq!(search("what version of tantivy do we use")[0], "v:1");
+        assert_eq!(search("tantivy")[0], "v:1");
+        // Words that name no record leave the text to decide.
+        assert_eq!(search("tested with")[0], "v:0");
     }
 
     #[test]

@@ -15,7 +15,8 @@ use tantivy::{Index, TantivyDocument, Term};
 
 use super::tokenizer::Analyzer;
 use super::{Fields, REC_CHUNK, REC_DOC, doctest, index_err, signals};
-use crate::chunk::Chunk;
+use crate::chunk::text::record_names;
+use crate::chunk::{Chunk, ChunkKind};
 use crate::error::Result;
 
 /// Memory budget of the tantivy writer (split across its threads).
@@ -161,6 +162,11 @@ impl IndexWriter {
             doc.add_text(f.key, super::name_key(&sym.qualified));
             for name in super::symbol_names(sym) {
                 doc.add_text(f.names, name);
+            }
+        }
+        if chunk.kind == ChunkKind::Json {
+            for name in record_names(&chunk.title_path) {
+                doc.add_text(f.key, super::name_key(name));
             }
         }
         doc.add_u64(f.flags, signals::flags(chunk));

@@ -273,4 +273,31 @@ fn json_records_are_labelled_by_their_names() {
     labels.dedup();
     // A name with a line break, or longer than a label shows, is no name.
     assert_eq!(labels, ["[0] tantivy", "[1] tantivy-sstable", "[2]", "[3]"]);
+    let names: Vec<Vec<&str>> = chunked
+        .chunks
+        .iter()
+        .map(|c| record_names(&c.title_path).collect())
+        .collect();
+    assert_eq!(names.first().map(Vec::as_slice), Some(&["tantivy"][..]));
+    assert_eq!(names.last().map(Vec::as_slice), Some(&[][..]));
+}
+
+#[test]
+fn record_names_are_read_from_labels_alone() {
+    let path = |p: &[&str]| p.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+    let title = path(&[
+        "value",
+        "packages",
+        "[281] tantivy",
+        "deps",
+        "[3] serde",
+        "[4]",
+    ]);
+    assert_eq!(
+        record_names(&title).collect::<Vec<_>>(),
+        ["tantivy", "serde"]
+    );
+    // Object keys that only look alike are not records.
+    let keys = path(&["value", "[x] key", "[] empty", "[2]", "[12]x", "[5] "]);
+    assert_eq!(record_names(&keys).count(), 0);
 }

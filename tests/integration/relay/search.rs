@@ -188,3 +188,42 @@ fn a_record_in_a_boxed_list_is_named_in_its_hit() {
     let title = hits["hits"][0]["title_path"].to_string();
     assert!(title.contains(r#""[1] tantivy-sstable""#), "{hits}");
 }
+
+/// A query naming a record finds that record first, even where its siblings
+/// repeat the name more often than it does (`tantivy-common` depends on
+/// `tantivy` and says so in every line).
+#[test]
+fn a_boxed_record_named_by_the_query_ranks_first() {
+    let env = Env::empty();
+    let record = |name: &str, version: &str, notes: &str| {
+        format!(r#"{{"name": "{name}", "version": "{version}", "notes": "{notes}"}}"#)
+    };
+    let chatty = "part of tantivy, used by tantivy, tests against tantivy ".repeat(90);
+    let plain = "a full-text search engine library ".repeat(90);
+    let packages = [
+        record("tantivy-common", "0.9.0", &chatty),
+        record("tantivy", "0.25.0", &plain),
+        record("tantivy-sstable", "0.6.0", &chatty),
+        record("serde", "1.0.228", &plain),
+    ];
+    let value = format!(r#"{{"packages": [{}]}}"#, packages.join(",\n"));
+    let args = ["--tool", "cargo_metadata", "--threshold-tokens", "100"];
+    assert!(
+        boxed(env.path(), &value, &args)
+            .trim()
+            .starts_with("internal://")
+    );
+    for query in [
+        "tantivy version",
+        "tantivy",
+        "what version of tantivy do we use",
+    ] {
+        let hits = env.json(&["search", query, "--scope", "relay", "-k", "3"]);
+        let title = hits["hits"][0]["title_path"].to_string();
+        assert!(title.contains(r#""[1] tantivy""#), "{query}: {hits}");
+    }
+    // Words that name no record rank by text as before.
+    let hits = env.json(&["search", "tests against", "--scope", "relay", "-k", "1"]);
+    let title = hits["hits"][0]["title_path"].to_string();
+    assert!(title.contains("tantivy-"), "{hits}");
+}
