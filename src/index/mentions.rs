@@ -14,10 +14,16 @@ use super::{REC_CHUNK, index_err, tokenizer};
 use crate::error::Result;
 
 impl IndexReader {
-    /// IDs of the `docs` chunks (of `kind` when given) whose text has every
-    /// term of `word`, in no particular order; empty when `word` has no
-    /// terms (a stop word, or longer than any indexed term).
-    pub fn chunks_with_terms_of(&self, word: &str, kind: Option<&str>) -> Result<Vec<String>> {
+    /// IDs of the `docs` chunks (of `kind`, and in document `doc`, when
+    /// given) whose text has every term of `word`, in no particular order;
+    /// empty when `word` has no terms (a stop word, or longer than any
+    /// indexed term).
+    pub fn chunks_with_terms_of(
+        &self,
+        word: &str,
+        kind: Option<&str>,
+        doc: Option<&str>,
+    ) -> Result<Vec<String>> {
         let f = self.fields;
         let terms = self.with_stemmed(|a| tokenizer::analyze(a, word));
         if terms.is_empty() {
@@ -29,6 +35,9 @@ impl IndexReader {
         must.push(exact(f.scope, "docs"));
         if let Some(kind) = kind {
             must.push(exact(f.kind, kind));
+        }
+        if let Some(doc) = doc {
+            must.push(exact(f.doc, doc));
         }
         self.ids_of(BooleanQuery::new(must))
     }

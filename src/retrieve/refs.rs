@@ -3,6 +3,8 @@
 //! and the lines that have it are listed under the symbol they are in. This
 //! is by name, not by type: `new` finds every `new`.
 
+use std::collections::{HashMap, HashSet};
+
 use regex::Regex;
 use serde::Serialize;
 
@@ -66,6 +68,10 @@ pub struct Ref {
     pub doc: String,
     /// The symbol the chunk belongs to, or its heading path for Markdown.
     pub within: String,
+    /// The name the chunk's file imports it as, when the listed lines use
+    /// that name (`use a::Name as Alias`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub via: Option<String>,
     /// The first lines using the name, by line number.
     pub hits: Vec<RefLine>,
     /// Lines of this chunk using it beyond those listed.
@@ -99,7 +105,11 @@ impl Ref {
     /// How a text answer prints it: `[id] doc  within`, then one indented
     /// `line: text` per hit.
     pub fn render(&self) -> String {
-        let mut out = format!("[{}] {}  {}\n", self.id, self.doc, self.within);
+        let via = match &self.via {
+            Some(alias) => format!("  (as {alias})"),
+            None => String::new(),
+        };
+        let mut out = format!("[{}] {}  {}{via}\n", self.id, self.doc, self.within);
         for hit in &self.hits {
             out.push_str(&format!("  {}: {}\n", hit.line, hit.text));
         }
@@ -173,27 +183,34 @@ impl Retriever {
         let budget = Budget::new(opts.budget, opts.cap)?;
         let name = identifier(&opts.name)?;
         let kind = opts.code_only.then_some("code");
-        let ids = self.reader.chunks_with_terms_of(name, kind)?;
-        let word = Regex::new(&format!(r"\b{}\b", regex::escape(name)))
-            .map_err(|e| Error::Invalid(format!("cannot look for `{name}`: {e}")))?;
-        let mut chunks = self.catalog.read_chunks(|r| {
-            let mut out = Vec::with_capacity(ids.len());
-            for id in &ids {
-                out.extend(r.chunk(id)?);
+        let ids = self.reader.chunks_with_terms_of(name, kind, None)?;
+        let mut chunks = self.read_chunks(&ids)?;
+        // A file that imports the name as another (`use a::Name as Alias`)
+        // uses it wherever it writes the alias.
+        let aliases = self.aliases(name, &chunks)?;
+        let mut known: HashSet<String> = ids.into_iter().collect();
+        for (doc, names) in &aliases {
+            for alias in names {
+                let more = self.reader.chunks_with_terms_of(alias, kind, Some(doc))?;
+                let more: Vec<String> = more
+                    .into_iter()
+                    .filter(|id| known.insert(id.clone()))
+                    .collect();
+                chunks.extend(self.read_chunks(&more)?);
             }
-            Ok(out)
-        })?;
+        }
+        let words = Words::new(name, aliases)?;
         chunks.sort_by(|a, b| {
             reading_order(&a.doc, a.lines[0]).cmp(&reading_order(&b.doc, b.lines[0]))
         });
         let of = match &opts.file {
-            Some(place) => Some(self.uses_of_definition(name, place, &chunks, &word)?),
+            Some(place) => Some(self.uses_of_definition(name, place, &chunks, &words)?),
             None => None,
         };
         let mut all: Vec<Ref> = chunks
             .iter()
             .filter(|c| !defines(c, name))
-            .filter_map(|c| uses(c, &word))
+            .filter_map(|c| words.uses(c))
             .collect();
         let by_name = all.len();
         if let Some(ids) = of.as_ref().and_then(|o| o.ids.as_ref()) {
@@ -228,6 +245,102 @@ impl Retriever {
             budget,
         })
     }
+}
+
+impl Retriever {
+    fn read_chunks(&self, ids: &[String]) -> Result<Vec<Chunk>> {
+        self.catalog.read_chunks(|r| {
+            let mut out = Vec::with_capacity(ids.len());
+            for id in ids {
+                out.extend(r.chunk(id)?);
+            }
+            Ok(out)
+        })
+    }
+
+    /// The other names the files of `chunks` import `name` as, by document.
+    /// Only a file with a line writing `name as …` has its imports read.
+    fn aliases(&self, name: &str, chunks: &[Chunk]) -> Result<HashMap<String, Vec<String>>> {
+        let renamed = word_regex(&format!(r"\b{}\s+as\s+[A-Za-z_$]", regex::escape(name)))?;
+        let mut out = HashMap::new();
+        let mut read: HashSet<&str> = HashSet::new();
+        for c in chunks {
+            if c.kind != ChunkKind::Code || !renamed.is_match(&c.text) || !read.insert(&c.doc) {
+                continue;
+            }
+            if let Some(imports) = self.imports_of(&c.doc, c.lang.as_deref())? {
+                let names: Vec<String> = imports.aliases_of(name).map(str::to_string).collect();
+                if !names.is_empty() {
+                    out.insert(c.doc.clone(), names);
+                }
+            }
+        }
+        Ok(out)
+    }
+}
+
+/// The words a use is found by: the name, and in files that import it
+/// under other names, those too.
+pub(super) struct Words {
+    name: String,
+    word: Regex,
+    /// By document: its aliases, and the regex of the name or any of them.
+    aliased: HashMap<String, (Vec<String>, Regex, Regex)>,
+}
+
+impl Words {
+    fn new(name: &str, aliases: HashMap<String, Vec<String>>) -> Result<Words> {
+        let whole = |names: &[&str]| {
+            let alternatives: Vec<String> = names.iter().map(|n| regex::escape(n)).collect();
+            word_regex(&format!(r"\b(?:{})\b", alternatives.join("|")))
+        };
+        let mut aliased = HashMap::new();
+        for (doc, names) in aliases {
+            let refs: Vec<&str> = names.iter().map(String::as_str).collect();
+            let only = whole(&refs)?;
+            let mut all = refs.clone();
+            all.push(name);
+            let any = whole(&all)?;
+            aliased.insert(doc, (names, any, only));
+        }
+        Ok(Words {
+            name: name.to_string(),
+            word: whole(&[name])?,
+            aliased,
+        })
+    }
+
+    /// The regex of a use in `doc`.
+    pub(super) fn of(&self, doc: &str) -> &Regex {
+        self.aliased.get(doc).map_or(&self.word, |a| &a.1)
+    }
+
+    /// The names a use in `doc` may be written as, the name first.
+    pub(super) fn names(&self, doc: &str) -> Vec<&str> {
+        let mut names = vec![self.name.as_str()];
+        if let Some((aliases, ..)) = self.aliased.get(doc) {
+            names.extend(aliases.iter().map(String::as_str));
+        }
+        names
+    }
+
+    /// The lines of `c` using the name, as a [`Ref`] naming the alias its
+    /// listed lines use, if any.
+    fn uses(&self, c: &Chunk) -> Option<Ref> {
+        let mut r = uses(c, self.of(&c.doc))?;
+        if let Some((_, _, only)) = self.aliased.get(&c.doc) {
+            r.via = r
+                .hits
+                .iter()
+                .find_map(|h| only.find(&h.text))
+                .map(|m| m.as_str().to_string());
+        }
+        Some(r)
+    }
+}
+
+fn word_regex(pattern: &str) -> Result<Regex> {
+    Regex::new(pattern).map_err(|e| Error::Invalid(format!("cannot look for `{pattern}`: {e}")))
 }
 
 /// The identifier `given` names: itself, or the last part of `a::b`,
@@ -300,6 +413,7 @@ fn uses(c: &Chunk, word: &Regex) -> Option<Ref> {
         id: c.id.clone(),
         doc: c.doc.clone(),
         within,
+        via: None,
         hits,
         more_lines,
     })
@@ -323,6 +437,7 @@ mod tests {
             id: "walk:1b2c3d4e5f".into(),
             doc: "src/walk.rs".into(),
             within: "Walk::next".into(),
+            via: None,
             hits: vec![RefLine {
                 line: 7,
                 text: "let p = Polygon::new();".into(),

@@ -9,15 +9,13 @@
 
 use std::collections::{HashMap, HashSet};
 
-use regex::Regex;
-
 use super::Retriever;
 use super::attached::unit;
 use super::candidates::in_place;
 use super::implicit::{dir, package_name};
 use super::imports::{Imports, Meaning, written_in};
 use super::modpath::Places;
-use super::refs::defines;
+use super::refs::{Words, defines};
 use crate::chunk::Chunk;
 use crate::error::{Error, Result};
 
@@ -38,7 +36,7 @@ impl Retriever {
         name: &str,
         place: &str,
         chunks: &[Chunk],
-        word: &Regex,
+        words: &Words,
     ) -> Result<OfDefinition> {
         let place = self.place(place)?;
         let defining: Vec<&Chunk> = chunks.iter().filter(|c| defines(c, name)).collect();
@@ -106,11 +104,12 @@ impl Retriever {
             } else if others.contains(&c.doc.as_str()) {
                 false
             } else {
+                let names = words.names(&c.doc);
                 let written: Vec<Vec<String>> = c
                     .text
                     .lines()
-                    .filter(|l| word.is_match(l))
-                    .flat_map(|l| written_in(l, name))
+                    .filter(|l| words.of(&c.doc).is_match(l))
+                    .flat_map(|l| names.iter().flat_map(move |n| written_in(l, n)))
                     .collect();
                 let file_imports = match imports.get(&c.doc) {
                     Some(known) => known,
@@ -142,7 +141,7 @@ impl Retriever {
 
     /// The imports of `doc` (code in `lang`), read from its code outside
     /// its symbols; `None` for a language whose imports are not read.
-    fn imports_of(&self, doc: &str, lang: Option<&str>) -> Result<Option<Imports>> {
+    pub(super) fn imports_of(&self, doc: &str, lang: Option<&str>) -> Result<Option<Imports>> {
         let Some(lang) = lang.filter(|l| Imports::reads(l)) else {
             return Ok(None);
         };

@@ -59,6 +59,17 @@ impl Imports {
         }
     }
 
+    /// The other names the file imports `name` as (`Alias` of `use
+    /// a::Name as Alias`, `from a import Name as Alias`), `_` aside.
+    pub(super) fn aliases_of<'a>(&'a self, name: &'a str) -> impl Iterator<Item = &'a str> {
+        self.bound
+            .iter()
+            .filter(move |(alias, path)| {
+                alias != name && alias != "_" && path.last().is_some_and(|last| last == name)
+            })
+            .map(|(alias, _)| alias.as_str())
+    }
+
     /// The paths `written` (a path as code writes it, `["Serialize"]` or
     /// `["ser", "Serialize"]`) may stand for: through the name its first
     /// part binds, as written when it names no binding, and for a bare name

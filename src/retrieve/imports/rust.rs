@@ -254,6 +254,10 @@ mod tests {
             ]
         );
         assert_eq!(uses.globs, [path("serde::ser::impls")]);
+        // `S` is another name for `Serializer`; `Value as _` names nothing.
+        assert_eq!(uses.aliases_of("Serializer").collect::<Vec<_>>(), ["S"]);
+        assert_eq!(uses.aliases_of("Serialize").count(), 0);
+        assert_eq!(uses.aliases_of("Value").count(), 0);
     }
 
     /// An impl header's trait as written, generics and bounds aside; an

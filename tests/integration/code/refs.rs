@@ -347,3 +347,86 @@ fn file_must_hold_one_definition() {
         "{stderr}"
     );
 }
+
+/// A file that imports the name as another (`use … as Poly`, `from … import
+/// … as P`) uses it wherever it writes the alias; each such entry says so,
+/// and `--file` follows the alias to the definition its import names.
+#[test]
+fn renamed_imports_are_followed() {
+    let env = env();
+    env.write(
+        "src/render.rs",
+        "use crate::shape::Polygon as Poly;\n\
+         \n\
+         /// Draws a triangle.\n\
+         pub fn render() -> usize {\n\
+         \x20   let p = Poly::triangle();\n\
+         \x20   p.sides() as usize\n\
+         }\n\
+         \n\
+         /// A Polyline is another word.\n\
+         pub fn line(points: &[Polyline]) -> usize {\n\
+         \x20   points.len()\n\
+         }\n",
+    );
+    env.write("src/map.rs", "pub struct Polygon;\n");
+    env.write(
+        "src/atlas.rs",
+        "use crate::map::Polygon as Area;\n\npub fn area(a: &Area) {}\n",
+    );
+    env.write("py/geometry.py", "class Polygon:\n    pass\n");
+    env.write(
+        "py/app.py",
+        "from geometry import Polygon as P\n\n\ndef make():\n    return P()\n",
+    );
+    let out = env.json(&["refs", "Polygon"]);
+    let vias: Vec<(String, String, String)> = out["refs"]
+        .as_array()
+        .unwrap_or_else(|| panic!("no refs: {out}"))
+        .iter()
+        .filter_map(|r| {
+            let via = r["via"].as_str()?;
+            let within = r["within"].as_str().unwrap_or_default();
+            Some((r["doc"].to_string(), within.to_string(), via.to_string()))
+        })
+        .collect();
+    let expected = [
+        ("py/app.py", "(between symbols)", "P"),
+        ("py/app.py", "make", "P"),
+        ("src/atlas.rs", "(between symbols)", "Area"),
+        ("src/atlas.rs", "area", "Area"),
+        ("src/render.rs", "(between symbols)", "Poly"),
+        ("src/render.rs", "render", "Poly"),
+    ]
+    .map(|(d, w, v)| (format!("\"{d}\""), w.to_string(), v.to_string()));
+    assert_eq!(vias, expected, "{out}");
+    // `Polyline` is not `Poly`, and a cast (`p.sides() as usize`) is no import.
+    let lines = listed(&out);
+    assert!(
+        !lines
+            .iter()
+            .any(|(doc, within, _)| doc == "src/render.rs" && within == "line"),
+        "{out}"
+    );
+    let text = super::run(&env, &["refs", "Polygon"]).0;
+    assert!(
+        text.contains("src/render.rs  render  (as Poly)\n  5: let p = Poly::triangle();"),
+        "{text}"
+    );
+    // The alias leads to the definition its import names.
+    let shape = places(&env.json(&["refs", "Polygon", "--file", "src/shape.rs"]));
+    assert!(
+        shape.contains(&"src/render.rs render".to_string()),
+        "{shape:?}"
+    );
+    assert!(
+        !shape.iter().any(|p| p.starts_with("src/atlas.rs")),
+        "{shape:?}"
+    );
+    let map = places(&env.json(&["refs", "Polygon", "--file", "src/map.rs"]));
+    assert_eq!(
+        map,
+        ["src/atlas.rs (between symbols)", "src/atlas.rs area"],
+        "{map:?}"
+    );
+}
