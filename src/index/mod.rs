@@ -9,6 +9,7 @@ pub mod doctest;
 pub mod everyday;
 mod intent;
 mod mentions;
+mod named;
 pub mod operators;
 pub mod packages;
 mod query_words;

@@ -14,15 +14,13 @@ use tantivy::query::{
 };
 use tantivy::schema::{Field, IndexRecordOption, Value};
 use tantivy::tokenizer::TextAnalyzer;
-use tantivy::{DocAddress, DocId, DocSet, Searcher, TantivyDocument, Term};
+use tantivy::{DocAddress, DocId, Searcher, TantivyDocument, Term};
 
 use super::collect::{PriorTop, Priors};
-use super::query_words::{
-    analyze_query, exact_name_key, is_question_word, name_keys, strip_question_words,
-};
+use super::named::Named;
+use super::query_words::{analyze_query, strip_question_words};
 use super::{
-    Fields, REC_CHUNK, REC_DOC, abbrev, index_err, intent, name_key, operators, signals, tokenizer,
-    within_doc,
+    Fields, REC_CHUNK, REC_DOC, abbrev, index_err, intent, operators, tokenizer, within_doc,
 };
 use crate::error::Result;
 
@@ -108,15 +106,7 @@ const EXACT_FACTOR: f32 = 2.0;
 const OUTSIDE_FACTOR: f32 = 0.6;
 
 /// Chunks of each segment, by segment ordinal.
-type BySegment = Vec<HashSet<DocId>>;
-
-/// The chunks a query names, by segment (see [`IndexReader::named`]).
-#[derive(Default)]
-struct Named {
-    named: BySegment,
-    exact: BySegment,
-    records: BySegment,
-}
+pub(super) type BySegment = Vec<HashSet<DocId>>;
 
 /// BM25 statistics over one record type: chunk and document records share the
 /// index but are scored as two collections.
@@ -176,7 +166,7 @@ pub struct IndexReader {
     pub(super) dir: PathBuf,
     /// Query fields that hold no term in this snapshot (symbols and names in a
     /// pack without code): clauses on them could match nothing.
-    empty: Vec<Field>,
+    pub(super) empty: Vec<Field>,
     /// Analyzers kept across calls: their word caches spare the stemmer the
     /// words of queries and hits it has seen before.
     stemmed: Mutex<TextAnalyzer>,
@@ -472,72 +462,6 @@ impl IndexReader {
             .search_with_statistics_provider(&query, &collector, &stats)
             .map_err(|e| index_err(&self.dir, e))?;
         self.best_within_docs(top, limit, &local, &records)
-    }
-
-    /// Whether any of the chunks `sets` (by segment) is neither a test nor an
-    /// example: then the tests and examples among them are demoted.
-    fn any_primary(&self, sets: &[HashSet<DocId>]) -> bool {
-        let minor = signals::TEST | signals::EXAMPLE;
-        let flags = signals::Flags::new(&self.searcher);
-        sets.iter().enumerate().any(|(segment, docs)| {
-            docs.iter()
-                .any(|&d| flags.of(DocAddress::new(segment as u32, d)) & minor == 0)
-        })
-    }
-
-    /// The chunks `query` names, by segment: symbols (see [`name_keys`]),
-    /// those whose name is the whole query (see [`exact_name_key`]), and
-    /// chunks whose key is one of those names or a single word of the query
-    /// (for JSON records: a record's name is data the user types whole, so
-    /// "what version of tantivy" names the record `tantivy`).
-    fn named(&self, query: &str) -> Result<Named> {
-        let mut out = Named::default();
-        // A pack without code or records has no names to look up.
-        if self.empty.contains(&self.fields.key) {
-            return Ok(out);
-        }
-        let exact_key = exact_name_key(query);
-        let mut keys = name_keys(query);
-        keys.extend(exact_key.clone());
-        let mut words: HashSet<String> = query
-            .split(|c: char| !c.is_alphanumeric())
-            .filter(|w| !is_question_word(w))
-            .map(name_key)
-            .filter(|k| k.chars().count() >= 2 && !keys.contains(k))
-            .collect();
-        words.extend(keys.iter().cloned());
-        let err = |e: tantivy::TantivyError| index_err(&self.dir, e);
-        // Straight from the postings: a term-set query's bitset over every
-        // record cost more than the lookups of a few mostly absent keys.
-        for segment in self.searcher.segment_readers() {
-            let inverted = segment.inverted_index(self.fields.key).map_err(err)?;
-            let (mut named, mut exact, mut records) =
-                (HashSet::new(), HashSet::new(), HashSet::new());
-            for key in &words {
-                let term = Term::from_field_text(self.fields.key, key);
-                let postings = inverted
-                    .read_postings(&term, IndexRecordOption::Basic)
-                    .map_err(|e| index_err(&self.dir, e))?;
-                let (is_name, is_exact) = (keys.contains(key), exact_key.as_ref() == Some(key));
-                if let Some(mut postings) = postings {
-                    while postings.doc() != tantivy::TERMINATED {
-                        let doc = postings.doc();
-                        records.insert(doc);
-                        if is_name {
-                            named.insert(doc);
-                        }
-                        if is_exact {
-                            exact.insert(doc);
-                        }
-                        postings.advance();
-                    }
-                }
-            }
-            out.named.push(named);
-            out.exact.push(exact);
-            out.records.push(records);
-        }
-        Ok(out)
     }
 
     /// The `limit` best of the records `top` that have the stored `field`, as
