@@ -47,12 +47,16 @@ impl IndexReader {
         let exact_key = exact_name_key(query);
         let mut keys = name_keys(query);
         keys.extend(exact_key.clone());
-        let mut words: HashSet<String> = query
-            .split(|c: char| !c.is_alphanumeric())
-            .filter(|w| !is_question_word(w))
-            .map(name_key)
-            .filter(|k| k.chars().count() >= 2 && !keys.contains(k))
-            .collect();
+        // Code and prose packs have no records: their names only.
+        let mut words: HashSet<String> = match self.has_json {
+            true => query
+                .split(|c: char| !c.is_alphanumeric())
+                .filter(|w| !is_question_word(w))
+                .map(name_key)
+                .filter(|k| k.chars().count() >= 2 && !keys.contains(k))
+                .collect(),
+            false => HashSet::new(),
+        };
         words.extend(keys.iter().cloned());
         let err = |e: tantivy::TantivyError| index_err(&self.dir, e);
         // Straight from the postings: a term-set query's bitset over every

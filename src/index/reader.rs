@@ -167,6 +167,9 @@ pub struct IndexReader {
     /// Query fields that hold no term in this snapshot (symbols and names in a
     /// pack without code): clauses on them could match nothing.
     pub(super) empty: Vec<Field>,
+    /// Whether the snapshot holds JSON chunks, whose records a query's
+    /// single words may name (see [`IndexReader::named`]).
+    pub(super) has_json: bool,
     /// Analyzers kept across calls: their word caches spare the stemmer the
     /// words of queries and hits it has seen before.
     stemmed: Mutex<TextAnalyzer>,
@@ -194,11 +197,14 @@ impl IndexReader {
             Bm25StatisticsProvider::total_num_tokens(&searcher, field).is_ok_and(|n| n == 0)
         })
         .collect();
+        let json = Term::from_field_text(fields.kind, crate::chunk::ChunkKind::Json.as_str());
+        let has_json = searcher.doc_freq(&json).is_ok_and(|n| n > 0);
         Ok(IndexReader {
             searcher,
             fields,
             dir: dir.to_path_buf(),
             empty,
+            has_json,
             stemmed: Mutex::new(tokenizer::stemmed()),
             plain: Mutex::new(tokenizer::plain()),
         })
