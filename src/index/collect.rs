@@ -179,9 +179,9 @@ impl SegmentCollector for PriorTopSegment {
 
     fn collect(&mut self, doc: DocId, score: Score) {
         // Scores are non-negative and factors at most 1 but for exact names
-        // and named records (`records` holds both): any other score the buffer rejects as it is
-        // cannot pass once multiplied (`push` rejects at or below the
-        // threshold, so this skips nothing it would keep).
+        // and named records (`records` holds both): any other score the
+        // buffer rejects as it is cannot pass once multiplied (`push` rejects
+        // at or below the threshold, so this skips nothing it would keep).
         let exact = self.exact.contains(&doc);
         let record = self.records.contains(&doc);
         if !record && self.top.threshold.is_some_and(|t| score <= t) {

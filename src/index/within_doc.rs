@@ -67,12 +67,12 @@ struct Local {
 /// Reorders `pool` (best first) by `terms` within each document that holds
 /// more than one of its ranks. A chunk takes the score of the rank it moves
 /// to, so scores still fall. Chunks in a JSON record the query names
-/// (`named`, by segment) come first, tables of contents last.
+/// (among `records`, by segment) come first, tables of contents last.
 pub(super) fn reorder(
     searcher: &Searcher,
     fields: Fields,
     terms: &[LocalTerm],
-    named: &[HashSet<DocId>],
+    records: &[HashSet<DocId>],
     pool: &mut [Candidate],
 ) -> tantivy::Result<()> {
     if terms.is_empty() {
@@ -132,7 +132,7 @@ pub(super) fn reorder(
             if flags & signals::CONTENTS != 0 {
                 -1
             } else if flags & signals::RECORD != 0
-                && named
+                && records
                     .get(addr.segment_ord as usize)
                     .is_some_and(|s| s.contains(&addr.doc_id))
             {
@@ -170,7 +170,7 @@ impl IndexReader {
         mut top: Vec<(f32, DocAddress)>,
         limit: usize,
         terms: &[LocalTerm],
-        named: &[HashSet<DocId>],
+        records: &[HashSet<DocId>],
     ) -> Result<Vec<ScoredId>> {
         let f = self.fields;
         top.sort_by(|a, b| b.0.total_cmp(&a.0));
@@ -198,7 +198,8 @@ impl IndexReader {
             }
         }
         pool.sort_by(|a, b| b.score.total_cmp(&a.score).then_with(|| a.id.cmp(&b.id)));
-        reorder(&self.searcher, f, terms, named, &mut pool).map_err(|e| index_err(&self.dir, e))?;
+        reorder(&self.searcher, f, terms, records, &mut pool)
+            .map_err(|e| index_err(&self.dir, e))?;
         let mut out: Vec<ScoredId> = pool
             .into_iter()
             .take(limit)

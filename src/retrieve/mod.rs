@@ -1,6 +1,7 @@
 //! Retrieval: search, get within a budget, evidence. Reads only committed state
 //! (a tantivy snapshot and the catalog through WAL), so it never waits for a build.
 
+mod aliases;
 pub mod attached;
 mod candidates;
 pub mod coverage;

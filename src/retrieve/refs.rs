@@ -3,11 +3,12 @@
 //! and the lines that have it are listed under the symbol they are in. This
 //! is by name, not by type: `new` finds every `new`.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 
 use regex::Regex;
 use serde::Serialize;
 
+use super::aliases::Words;
 use super::{Budget, Retriever, reading_order};
 use crate::chunk::{Chunk, ChunkKind};
 use crate::error::{Error, Result};
@@ -245,9 +246,8 @@ impl Retriever {
             budget,
         })
     }
-}
 
-impl Retriever {
+    /// The chunks `ids`, read from the catalog.
     fn read_chunks(&self, ids: &[String]) -> Result<Vec<Chunk>> {
         self.catalog.read_chunks(|r| {
             let mut out = Vec::with_capacity(ids.len());
@@ -257,90 +257,6 @@ impl Retriever {
             Ok(out)
         })
     }
-
-    /// The other names the files of `chunks` import `name` as, by document.
-    /// Only a file with a line writing `name as …` has its imports read.
-    fn aliases(&self, name: &str, chunks: &[Chunk]) -> Result<HashMap<String, Vec<String>>> {
-        let renamed = word_regex(&format!(r"\b{}\s+as\s+[A-Za-z_$]", regex::escape(name)))?;
-        let mut out = HashMap::new();
-        let mut read: HashSet<&str> = HashSet::new();
-        for c in chunks {
-            if c.kind != ChunkKind::Code || !renamed.is_match(&c.text) || !read.insert(&c.doc) {
-                continue;
-            }
-            if let Some(imports) = self.imports_of(&c.doc, c.lang.as_deref())? {
-                let names: Vec<String> = imports.aliases_of(name).map(str::to_string).collect();
-                if !names.is_empty() {
-                    out.insert(c.doc.clone(), names);
-                }
-            }
-        }
-        Ok(out)
-    }
-}
-
-/// The words a use is found by: the name, and in files that import it
-/// under other names, those too.
-pub(super) struct Words {
-    name: String,
-    word: Regex,
-    /// By document: its aliases, and the regex of the name or any of them.
-    aliased: HashMap<String, (Vec<String>, Regex, Regex)>,
-}
-
-impl Words {
-    fn new(name: &str, aliases: HashMap<String, Vec<String>>) -> Result<Words> {
-        let whole = |names: &[&str]| {
-            let alternatives: Vec<String> = names.iter().map(|n| regex::escape(n)).collect();
-            word_regex(&format!(r"\b(?:{})\b", alternatives.join("|")))
-        };
-        let mut aliased = HashMap::new();
-        for (doc, names) in aliases {
-            let refs: Vec<&str> = names.iter().map(String::as_str).collect();
-            let only = whole(&refs)?;
-            let mut all = refs.clone();
-            all.push(name);
-            let any = whole(&all)?;
-            aliased.insert(doc, (names, any, only));
-        }
-        Ok(Words {
-            name: name.to_string(),
-            word: whole(&[name])?,
-            aliased,
-        })
-    }
-
-    /// The regex of a use in `doc`.
-    pub(super) fn of(&self, doc: &str) -> &Regex {
-        self.aliased.get(doc).map_or(&self.word, |a| &a.1)
-    }
-
-    /// The names a use in `doc` may be written as, the name first.
-    pub(super) fn names(&self, doc: &str) -> Vec<&str> {
-        let mut names = vec![self.name.as_str()];
-        if let Some((aliases, ..)) = self.aliased.get(doc) {
-            names.extend(aliases.iter().map(String::as_str));
-        }
-        names
-    }
-
-    /// The lines of `c` using the name, as a [`Ref`] naming the alias its
-    /// listed lines use, if any.
-    fn uses(&self, c: &Chunk) -> Option<Ref> {
-        let mut r = uses(c, self.of(&c.doc))?;
-        if let Some((_, _, only)) = self.aliased.get(&c.doc) {
-            r.via = r
-                .hits
-                .iter()
-                .find_map(|h| only.find(&h.text))
-                .map(|m| m.as_str().to_string());
-        }
-        Some(r)
-    }
-}
-
-fn word_regex(pattern: &str) -> Result<Regex> {
-    Regex::new(pattern).map_err(|e| Error::Invalid(format!("cannot look for `{pattern}`: {e}")))
 }
 
 /// The identifier `given` names: itself, or the last part of `a::b`,
@@ -372,7 +288,7 @@ pub(super) fn defines(c: &Chunk, name: &str) -> bool {
 }
 
 /// The lines of `c` that have `word`, as a [`Ref`].
-fn uses(c: &Chunk, word: &Regex) -> Option<Ref> {
+pub(super) fn uses(c: &Chunk, word: &Regex) -> Option<Ref> {
     let mut hits = Vec::new();
     let mut more_lines = 0;
     // A chunk's text is its source lines but for two rewrites: front matter

@@ -10,12 +10,13 @@
 use std::collections::{HashMap, HashSet};
 
 use super::Retriever;
+use super::aliases::Words;
 use super::attached::unit;
 use super::candidates::in_place;
 use super::implicit::{dir, package_name};
 use super::imports::{Imports, Meaning, written_in};
 use super::modpath::Places;
-use super::refs::{Words, defines};
+use super::refs::defines;
 use crate::chunk::Chunk;
 use crate::error::{Error, Result};
 
