@@ -429,15 +429,23 @@ fn labelled(text: &str, member: &Member, is_array: bool) -> String {
     }
 }
 
-/// The names of the records a JSON chunk lies in, outermost first: the
-/// `tantivy` of a title `packages > [281] tantivy > dependencies` (the labels
-/// [`labelled`] writes), so a query naming a record can find it by name.
-pub fn record_names(title_path: &[String]) -> impl Iterator<Item = &str> {
-    title_path.iter().filter_map(|label| {
-        let (index, name) = label.strip_prefix('[')?.split_once("] ")?;
-        (!index.is_empty() && index.bytes().all(|b| b.is_ascii_digit()) && !name.is_empty())
-            .then_some(name)
-    })
+/// The innermost named record a JSON chunk lies in: its title (`packages >
+/// [281] tantivy` of `packages > [281] tantivy > dependencies`, the labels
+/// [`labelled`] writes), which the chunks of one record share, and its name
+/// (`tantivy`), by which a query can find it.
+pub fn record_path(title_path: &[String]) -> Option<(&[String], &str)> {
+    let (last, name) = title_path
+        .iter()
+        .enumerate()
+        .rev()
+        .find_map(|(i, label)| Some((i, record_name(label)?)))?;
+    Some((&title_path[..=last], name))
+}
+
+fn record_name(label: &str) -> Option<&str> {
+    let (index, name) = label.strip_prefix('[')?.split_once("] ")?;
+    (!index.is_empty() && index.bytes().all(|b| b.is_ascii_digit()) && !name.is_empty())
+        .then_some(name)
 }
 
 /// The direct members of the valid JSON container opening at `open`, found with a

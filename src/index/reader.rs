@@ -455,7 +455,7 @@ impl IndexReader {
         let collector = PriorTop {
             limit: fetch,
             named,
-            exact,
+            exact: exact.clone(),
             records: records.clone(),
             inside: self.under(&filter.packages)?,
             priors: Priors {
@@ -473,7 +473,7 @@ impl IndexReader {
             .searcher
             .search_with_statistics_provider(&query, &collector, &stats)
             .map_err(|e| index_err(&self.dir, e))?;
-        self.best_within_docs(top, limit, &local, &records)
+        self.best_within_docs(top, limit, &local, &records, &exact)
     }
 
     /// The `limit` best of the records `top` that have the stored `field`, as

@@ -14,7 +14,7 @@ use tantivy::columnar::ColumnValues;
 use tantivy::{DocAddress, Searcher};
 
 use crate::chunk::code::comment::is_comment;
-use crate::chunk::text::record_names;
+use crate::chunk::text::record_path;
 use crate::chunk::{Chunk, ChunkKind};
 
 /// The chunk is a test, a benchmark or test support (code only).
@@ -35,9 +35,14 @@ pub const GLUE: u64 = 8;
 /// document or to other documents, and nothing else (Markdown only).
 pub const CONTENTS: u64 = 16;
 
-/// The chunk lies in a named JSON record (`[281] tantivy`), whose names are
-/// its `key`s: a query naming the record ranks it first (JSON only).
+/// The chunk lies in a named JSON record (`[281] tantivy`), the innermost
+/// one's name its `key`: a query naming the record ranks it first (JSON only).
 pub const RECORD: u64 = 32;
+
+/// The chunk is the first of its named JSON record's chunks, the one with
+/// the record's opening and its name (set by the writer, which sees a
+/// value's chunks in order): a query that is the name alone ranks it first.
+pub const RECORD_HEAD: u64 = 64;
 
 /// Changes whenever a chunk's flags may change (a build with another version is
 /// a full rebuild): 2 flagged tables of contents, 3 named JSON records.
@@ -64,7 +69,7 @@ pub fn flags(chunk: &Chunk) -> u64 {
     match chunk.kind {
         ChunkKind::Code => code_flags(chunk),
         ChunkKind::Markdown if is_contents(&chunk.text) => CONTENTS,
-        ChunkKind::Json if record_names(&chunk.title_path).next().is_some() => RECORD,
+        ChunkKind::Json if record_path(&chunk.title_path).is_some() => RECORD,
         _ => 0,
     }
 }

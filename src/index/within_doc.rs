@@ -67,12 +67,15 @@ struct Local {
 /// Reorders `pool` (best first) by `terms` within each document that holds
 /// more than one of its ranks. A chunk takes the score of the rank it moves
 /// to, so scores still fall. Chunks in a JSON record the query names
-/// (among `records`, by segment) come first, tables of contents last.
+/// (among `records`, by segment) come first, the record's first chunk
+/// before them when the query is its name alone (among `exact`), tables of
+/// contents last.
 pub(super) fn reorder(
     searcher: &Searcher,
     fields: Fields,
     terms: &[LocalTerm],
     records: &[HashSet<DocId>],
+    exact: &[HashSet<DocId>],
     pool: &mut [Candidate],
 ) -> tantivy::Result<()> {
     if terms.is_empty() {
@@ -126,19 +129,20 @@ pub(super) fn reorder(
         // A record the query names is what it asks for, however often its
         // siblings repeat the name (a boxed value is one document, so this
         // order is the whole ranking of its records).
+        let in_set = |sets: &[HashSet<DocId>], addr: DocAddress| {
+            sets.get(addr.segment_ord as usize)
+                .is_some_and(|s| s.contains(&addr.doc_id))
+        };
         let tier = |c: &Candidate| {
             let flags = flags.of(c.addr);
-            let addr = c.addr;
             if flags & signals::CONTENTS != 0 {
                 -1
-            } else if flags & signals::RECORD != 0
-                && records
-                    .get(addr.segment_ord as usize)
-                    .is_some_and(|s| s.contains(&addr.doc_id))
-            {
-                1
-            } else {
+            } else if flags & signals::RECORD == 0 || !in_set(records, c.addr) {
                 0
+            } else if flags & signals::RECORD_HEAD != 0 && in_set(exact, c.addr) {
+                2
+            } else {
+                1
             }
         };
         let mut order: Vec<(i8, f32, usize)> = slots
@@ -171,6 +175,7 @@ impl IndexReader {
         limit: usize,
         terms: &[LocalTerm],
         records: &[HashSet<DocId>],
+        exact: &[HashSet<DocId>],
     ) -> Result<Vec<ScoredId>> {
         let f = self.fields;
         top.sort_by(|a, b| b.0.total_cmp(&a.0));
@@ -198,7 +203,7 @@ impl IndexReader {
             }
         }
         pool.sort_by(|a, b| b.score.total_cmp(&a.score).then_with(|| a.id.cmp(&b.id)));
-        reorder(&self.searcher, f, terms, records, &mut pool)
+        reorder(&self.searcher, f, terms, records, exact, &mut pool)
             .map_err(|e| index_err(&self.dir, e))?;
         let mut out: Vec<ScoredId> = pool
             .into_iter()

@@ -15,7 +15,7 @@ use tantivy::{Index, TantivyDocument, Term};
 
 use super::tokenizer::Analyzer;
 use super::{Fields, REC_CHUNK, REC_DOC, doctest, index_err, signals};
-use crate::chunk::text::record_names;
+use crate::chunk::text::record_path;
 use crate::chunk::{Chunk, ChunkKind};
 use crate::error::Result;
 
@@ -57,6 +57,8 @@ struct PendingDoc {
     scope: String,
     /// The terms of its chunks so far.
     terms: String,
+    /// The title path of its last chunk.
+    last_title: Vec<String>,
 }
 
 impl IndexWriter {
@@ -124,6 +126,7 @@ impl IndexWriter {
             doc: chunk.doc.clone(),
             scope: scope.to_string(),
             terms: String::new(),
+            last_title: Vec::new(),
         });
         self.terms.clear();
         self.analyzer
@@ -164,12 +167,21 @@ impl IndexWriter {
                 doc.add_text(f.names, name);
             }
         }
+        let mut flags = signals::flags(chunk);
         if chunk.kind == ChunkKind::Json {
-            for name in record_names(&chunk.title_path) {
+            // The innermost record's name only: `tantivy > deps > [3] serde`
+            // is about serde, and is not the first chunk of `tantivy`.
+            if let Some((record, name)) = record_path(&chunk.title_path) {
                 doc.add_text(f.key, super::name_key(name));
+                // The first chunk of a record: the one before it was outside
+                // the record (a chunk after a nested record's is not).
+                if !pending.last_title.starts_with(record) {
+                    flags |= signals::RECORD_HEAD;
+                }
             }
+            pending.last_title.clone_from(&chunk.title_path);
         }
-        doc.add_u64(f.flags, signals::flags(chunk));
+        doc.add_u64(f.flags, flags);
         if let Some(lang) = &chunk.lang {
             doc.add_text(f.symbols, lang);
         }

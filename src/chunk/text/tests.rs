@@ -273,17 +273,17 @@ fn json_records_are_labelled_by_their_names() {
     labels.dedup();
     // A name with a line break, or longer than a label shows, is no name.
     assert_eq!(labels, ["[0] tantivy", "[1] tantivy-sstable", "[2]", "[3]"]);
-    let names: Vec<Vec<&str>> = chunked
+    let names: Vec<Option<&str>> = chunked
         .chunks
         .iter()
-        .map(|c| record_names(&c.title_path).collect())
+        .map(|c| record_path(&c.title_path).map(|(_, name)| name))
         .collect();
-    assert_eq!(names.first().map(Vec::as_slice), Some(&["tantivy"][..]));
-    assert_eq!(names.last().map(Vec::as_slice), Some(&[][..]));
+    assert_eq!(names.first(), Some(&Some("tantivy")));
+    assert_eq!(names.last(), Some(&None));
 }
 
 #[test]
-fn record_names_are_read_from_labels_alone() {
+fn the_innermost_record_is_read_from_labels_alone() {
     let path = |p: &[&str]| p.iter().map(|s| s.to_string()).collect::<Vec<_>>();
     let title = path(&[
         "value",
@@ -293,11 +293,9 @@ fn record_names_are_read_from_labels_alone() {
         "[3] serde",
         "[4]",
     ]);
-    assert_eq!(
-        record_names(&title).collect::<Vec<_>>(),
-        ["tantivy", "serde"]
-    );
+    assert_eq!(record_path(&title), Some((&title[..5], "serde")));
+    assert_eq!(record_path(&title[..4]), Some((&title[..3], "tantivy")));
     // Object keys that only look alike are not records.
     let keys = path(&["value", "[x] key", "[] empty", "[2]", "[12]x", "[5] "]);
-    assert_eq!(record_names(&keys).count(), 0);
+    assert_eq!(record_path(&keys), None);
 }
