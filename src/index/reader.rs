@@ -455,8 +455,8 @@ impl IndexReader {
         let collector = PriorTop {
             limit: fetch,
             named,
-            exact: exact.clone(),
-            records: records.clone(),
+            exact,
+            records,
             inside: self.under(&filter.packages)?,
             priors: Priors {
                 test: TEST_FACTOR,
@@ -473,7 +473,9 @@ impl IndexReader {
             .searcher
             .search_with_statistics_provider(&query, &collector, &stats)
             .map_err(|e| index_err(&self.dir, e))?;
-        self.best_within_docs(top, limit, &local, &records, &exact)
+        // The collector only borrowed its sets: the within-document order
+        // reads the same ones.
+        self.best_within_docs(top, limit, &local, &collector.records, &collector.exact)
     }
 
     /// The `limit` best of the records `top` that have the stored `field`, as

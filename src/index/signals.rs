@@ -14,7 +14,6 @@ use tantivy::columnar::ColumnValues;
 use tantivy::{DocAddress, Searcher};
 
 use crate::chunk::code::comment::is_comment;
-use crate::chunk::text::record_path;
 use crate::chunk::{Chunk, ChunkKind};
 
 /// The chunk is a test, a benchmark or test support (code only).
@@ -36,7 +35,9 @@ pub const GLUE: u64 = 8;
 pub const CONTENTS: u64 = 16;
 
 /// The chunk lies in a named JSON record (`[281] tantivy`), the innermost
-/// one's name its `key`: a query naming the record ranks it first (JSON only).
+/// one's name its `key`: a query naming the record ranks it first (JSON
+/// only; set by the writer with [`RECORD_HEAD`], from one reading of the
+/// chunk's title).
 pub const RECORD: u64 = 32;
 
 /// The chunk is the first of its named JSON record's chunks, the one with
@@ -64,12 +65,12 @@ const TEST_DIRS: &[&str] = &[
 /// Directory names whose code is examples.
 const EXAMPLE_DIRS: &[&str] = &["example", "examples", "demo", "demos"];
 
-/// The flags of `chunk`.
+/// The flags of `chunk` alone (the writer adds [`RECORD`] and [`RECORD_HEAD`],
+/// which depend on the chunks before it).
 pub fn flags(chunk: &Chunk) -> u64 {
     match chunk.kind {
         ChunkKind::Code => code_flags(chunk),
         ChunkKind::Markdown if is_contents(&chunk.text) => CONTENTS,
-        ChunkKind::Json if record_path(&chunk.title_path).is_some() => RECORD,
         _ => 0,
     }
 }

@@ -173,6 +173,7 @@ impl IndexWriter {
             // is about serde, and is not the first chunk of `tantivy`.
             if let Some((record, name)) = record_path(&chunk.title_path) {
                 doc.add_text(f.key, super::name_key(name));
+                flags |= signals::RECORD;
                 // The first chunk of a record: the one before it was outside
                 // the record (a chunk after a nested record's is not).
                 if !pending.last_title.starts_with(record) {
