@@ -33,8 +33,11 @@ use serde::{Deserialize, Serialize};
 /// 19 Python instance attributes assigned in any method, in the body of an
 /// `if`, `try`, `with` or loop too, 20 impl blocks titled by their header
 /// (`impl Display for Polygon`), 21 a JSON array's record labelled by its
-/// name after its index (`[281] tantivy`).
-pub const CHUNKER_VERSION: u32 = 21;
+/// name after its index (`[281] tantivy`), 22 a named record of a quarter
+/// chunk or more not grouped with its neighbours, Kubernetes objects named
+/// by `metadata.name`, and a group of records labelled by its first and
+/// last names.
+pub const CHUNKER_VERSION: u32 = 22;
 
 /// What kind of source a chunk came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]

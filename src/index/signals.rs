@@ -35,9 +35,9 @@ pub const GLUE: u64 = 8;
 pub const CONTENTS: u64 = 16;
 
 /// The chunk lies in a named JSON record (`[281] tantivy`), the innermost
-/// one's name its `key`: a query naming the record ranks it first (JSON
-/// only; set by the writer with [`RECORD_HEAD`], from one reading of the
-/// chunk's title).
+/// one's name its `key`, or holds a group of small ones whole, each name a
+/// `key`: a query naming the record ranks it first (JSON only; set by the
+/// writer with [`RECORD_HEAD`], from one reading of the chunk's title).
 pub const RECORD: u64 = 32;
 
 /// The chunk is the first of its named JSON record's chunks, the one with
@@ -46,8 +46,9 @@ pub const RECORD: u64 = 32;
 pub const RECORD_HEAD: u64 = 64;
 
 /// Changes whenever a chunk's flags may change (a build with another version is
-/// a full rebuild): 2 flagged tables of contents, 3 named JSON records.
-pub const SIGNALS_VERSION: u32 = 3;
+/// a full rebuild): 2 flagged tables of contents, 3 named JSON records, 4
+/// groups of named JSON records.
+pub const SIGNALS_VERSION: u32 = 4;
 
 /// Directory names whose code is tests, benchmarks or test data.
 const TEST_DIRS: &[&str] = &[

@@ -15,7 +15,7 @@ use tantivy::{Index, TantivyDocument, Term};
 
 use super::tokenizer::Analyzer;
 use super::{Fields, REC_CHUNK, REC_DOC, doctest, index_err, signals};
-use crate::chunk::text::record_path;
+use crate::chunk::text::{group_record_names, record_path};
 use crate::chunk::{Chunk, ChunkKind};
 use crate::error::Result;
 
@@ -178,6 +178,15 @@ impl IndexWriter {
                 // the record (a chunk after a nested record's is not).
                 if !pending.last_title.starts_with(record) {
                     flags |= signals::RECORD_HEAD;
+                }
+            } else {
+                // Small records grouped in one chunk: each is whole in it.
+                let names = group_record_names(&chunk.title_path, &chunk.text);
+                for name in &names {
+                    doc.add_text(f.key, super::name_key(name));
+                }
+                if !names.is_empty() {
+                    flags |= signals::RECORD | signals::RECORD_HEAD;
                 }
             }
             pending.last_title.clone_from(&chunk.title_path);

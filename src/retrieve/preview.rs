@@ -14,32 +14,17 @@ pub fn preview(text: &str, terms: &[String], width: usize, code: bool) -> String
     if same_len && !word_start_hits(&lower, terms, &mut hits) {
         hits = searched_hits(&lower, terms);
     }
-    let center = if hits.is_empty() {
-        0
+    let (center, lead) = if hits.is_empty() {
+        (0, width / 4)
     } else {
         hits.sort_unstable();
-        // The window starting at each hit, slid over the sorted hits: the
-        // first one holding the most distinct terms wins.
-        let mut counts = vec![0usize; terms.len()];
-        let (mut distinct, mut end) = (0usize, 0usize);
-        let mut best = (0usize, hits[0].0);
-        for (i, &(p, _)) in hits.iter().enumerate() {
-            while end < hits.len() && hits[end].0 < p + width.max(1) {
-                let t = hits[end].1;
-                distinct += usize::from(counts[t] == 0);
-                counts[t] += 1;
-                end += 1;
-            }
-            if distinct > best.0 {
-                best = (distinct, p);
-            }
-            let t = hits[i].1;
-            counts[t] -= 1;
-            distinct -= usize::from(counts[t] == 0);
-        }
-        best.1
+        let most = most_distinct(&hits, terms.len(), width.max(1));
+        let (from, to) = tightest(&hits, terms, most);
+        // The stretch opens a quarter of the way in, or less so that it
+        // fits, so what follows the terms shows more than what precedes.
+        (from, (width / 4).min(width.saturating_sub(to - from) / 2))
     };
-    let start = floor_char(text, center.saturating_sub(width / 4));
+    let start = floor_char(text, center.saturating_sub(lead));
     let start = if start > 0 {
         // Past the whitespace character, which may be wider than a byte
         // (a no-break space is two).
@@ -71,6 +56,49 @@ pub fn preview(text: &str, terms: &[String], width: usize, code: bool) -> String
         out.push('…');
     }
     out
+}
+
+/// The most distinct terms any `width` bytes of sorted `hits` hold.
+fn most_distinct(hits: &[(usize, usize)], n_terms: usize, width: usize) -> usize {
+    let mut counts = vec![0usize; n_terms];
+    let (mut distinct, mut end, mut most) = (0usize, 0usize, 0usize);
+    for &(p, t) in hits {
+        while end < hits.len() && hits[end].0 < p + width {
+            let u = hits[end].1;
+            distinct += usize::from(counts[u] == 0);
+            counts[u] += 1;
+            end += 1;
+        }
+        most = most.max(distinct);
+        counts[t] -= 1;
+        distinct -= usize::from(counts[t] == 0);
+    }
+    most
+}
+
+/// The shortest stretch of sorted `hits` holding `most` distinct terms (the
+/// first of equals), as byte offsets from its first hit to the end of its
+/// last: in a list of records that all say `label`, the one that also says
+/// `77` is where `label-77` is, not the first `label` before it.
+fn tightest(hits: &[(usize, usize)], terms: &[String], most: usize) -> (usize, usize) {
+    let mut counts = vec![0usize; terms.len()];
+    let (mut distinct, mut left) = (0usize, 0usize);
+    let mut best: Option<(usize, usize)> = None;
+    for &(p, t) in hits {
+        distinct += usize::from(counts[t] == 0);
+        counts[t] += 1;
+        let end = p + terms[t].len();
+        while distinct >= most && left < hits.len() {
+            let (q, u) = hits[left];
+            if best.is_none_or(|(a, b)| end - q < b - a) {
+                best = Some((q, end));
+            }
+            counts[u] -= 1;
+            distinct -= usize::from(counts[u] == 0);
+            left += 1;
+        }
+    }
+    best.unwrap_or((hits[0].0, hits[0].0))
 }
 
 /// The occurrences of `terms` (of 2 bytes or more) at word starts in `lower`,
@@ -185,6 +213,17 @@ mod tests {
         let p = preview(&text, &terms(&["zebra"]), 40, false);
         assert!(p.starts_with("lock appears"), "{p}");
         let _ = preview(&text, &terms(&["lock", "stale"]), 0, false);
+    }
+
+    /// Where every record says one term, the preview shows the record that
+    /// also says the other, not the first stretch holding both.
+    #[test]
+    fn preview_shows_the_tightest_stretch_holding_the_terms() {
+        let text: String = (70..80)
+            .map(|i| format!("{{ \"name\": \"label-{i}\", \"color\": \"e11d21\" }}, "))
+            .collect();
+        let p = preview(&text, &terms(&["label", "77"]), 120, false);
+        assert!(p.contains("\"label-77\", \"color\""), "{p}");
     }
 
     /// A code preview reads as prose: no `///` or `#` between the words.

@@ -141,7 +141,9 @@ fn json_splits_top_level_keys_and_nested_members() {
         .collect();
     let mut next = 0;
     for group in &groups {
-        let (from, to) = group
+        // `[4..9] item 4 … item 8`: the range, then the names.
+        let range = group.split(' ').next().unwrap_or_default();
+        let (from, to) = range
             .trim_matches(['[', ']'])
             .split_once("..")
             .map(|(a, b)| {
@@ -151,10 +153,16 @@ fn json_splits_top_level_keys_and_nested_members() {
                 )
             })
             .unwrap_or_else(|| {
-                let i: usize = group.trim_matches(['[', ']']).parse().expect("index");
+                let i: usize = range.trim_matches(['[', ']']).parse().expect("index");
                 (i, i + 1)
             });
         assert_eq!(from, next, "{groups:?}");
+        if to > from + 1 {
+            assert_eq!(
+                group.as_str(),
+                format!("{range} item {from} … item {}", to - 1)
+            );
+        }
         next = to;
     }
     assert_eq!(next, 60);
@@ -298,4 +306,99 @@ fn the_innermost_record_is_read_from_labels_alone() {
     // Object keys that only look alike are not records.
     let keys = path(&["value", "[x] key", "[] empty", "[2]", "[12]x", "[5] "]);
     assert_eq!(record_path(&keys), None);
+}
+
+#[test]
+fn kubernetes_objects_are_named_by_their_metadata_and_read_alone() {
+    let pod = |name: &str| {
+        format!(
+            r#"{{"kind": "Pod", "metadata": {{"name": "{name}", "labels": {{"app": "web"}}}}, "status": {{"phase": "Running", "podIP": "10.0.0.7", "note": "{}"}}}}"#,
+            "ok ".repeat(30)
+        )
+    };
+    let label = |name: &str| format!(r#"{{"name": "{name}", "color": "e11d21"}}"#);
+    let text = format!(
+        r#"{{"items": [{}, {}, {}], "labels": [{}, {}]}}"#,
+        pod("web-7f9c"),
+        pod("web-0a1b"),
+        pod("api-55d2"),
+        label("bug"),
+        label("docs"),
+    );
+    let chunked = chunk_json("pods.json", &text, &root(), &opts(200));
+    check(&chunked, &text, 200, ChunkKind::Json);
+    let labels: Vec<String> = chunked
+        .chunks
+        .iter()
+        .map(|c| c.title_path[1..].join(" > "))
+        .collect();
+    // All three pods fit one chunk, yet each named one is read alone.
+    assert_eq!(
+        labels,
+        [
+            "items > [0] web-7f9c",
+            "items > [1] web-0a1b",
+            "items > [2] api-55d2",
+            "labels",
+        ]
+    );
+    let names = ["bug", "docs", "flaky", "wontfix"].repeat(4);
+    let labels = format!(
+        "[{}]",
+        names
+            .iter()
+            .map(|n| label(n))
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
+    let grouped = chunk_json("labels.json", &labels, &root(), &opts(120));
+    check(&grouped, &labels, 120, ChunkKind::Json);
+    let titles: Vec<&str> = grouped
+        .chunks
+        .iter()
+        .map(|c| c.title_path[1].as_str())
+        .collect();
+    assert!(titles.len() > 1, "{titles:?}");
+    for title in &titles {
+        let (range, shown) = title.split_once(' ').unwrap_or_default();
+        let (from, to) = range
+            .trim_matches(['[', ']'])
+            .split_once("..")
+            .unwrap_or_default();
+        let (from, to): (usize, usize) = (from.parse().expect("from"), to.parse().expect("to"));
+        assert_eq!(shown, format!("{} … {}", names[from], names[to - 1]));
+    }
+    // A group is no record: none of its names is the whole chunk's.
+    assert!(
+        grouped
+            .chunks
+            .iter()
+            .all(|c| record_path(&c.title_path).is_none())
+    );
+}
+
+#[test]
+fn a_group_of_records_is_read_back_by_its_names() {
+    let names: Vec<String> = (0..40).map(|i| format!("label-{i}")).collect();
+    let items: Vec<String> = names
+        .iter()
+        .map(|n| format!(r#"{{"name": "{n}", "meta": {{"tags": ["a]", "{{b"]}}}}"#))
+        .collect();
+    // Nested under a key, so the first group's text opens `{"labels": [`.
+    let text = format!(r#"{{"labels": [{}], "total": 40}}"#, items.join(", "));
+    let chunked = chunk_json("labels.json", &text, &root(), &opts(120));
+    check(&chunked, &text, 120, ChunkKind::Json);
+    let mut read = Vec::new();
+    for chunk in &chunked.chunks {
+        let got = group_record_names(&chunk.title_path, &chunk.text);
+        if chunk.title_path.len() == 3 {
+            assert!(!got.is_empty(), "{:?}", chunk.title_path);
+        }
+        read.extend(got);
+    }
+    assert_eq!(read, names);
+    // Items that are not all records name nothing.
+    let mixed = r#"[{"name": "a"}, "b", {"name": "c"}]"#;
+    assert!(group_record_names(&["x".into(), "[0..3]".into()], mixed).is_empty());
+    assert!(group_record_names(&["x".into(), "labels".into()], &text).is_empty());
 }

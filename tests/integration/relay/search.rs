@@ -243,3 +243,88 @@ fn a_boxed_record_named_by_the_query_ranks_first() {
     let title = hits["hits"][0]["title_path"].to_string();
     assert!(title.contains("tantivy-"), "{hits}");
 }
+
+/// `kubectl get pods -o json`: a list of objects named by `metadata.name`.
+fn pod_list(count: usize) -> String {
+    let pods: Vec<String> = (0..count)
+        .map(|i| {
+            let app = ["web", "coredns", "worker"][i % 3];
+            let phase = if i == 22 { "Pending" } else { "Running" };
+            format!(
+                r#"{{"apiVersion": "v1", "kind": "Pod",
+  "metadata": {{"name": "{app}-{i:05x}", "namespace": "prod", "labels": {{"app": "{app}", "pod-template-hash": "{i:05x}"}},
+    "ownerReferences": [{{"kind": "ReplicaSet", "name": "{app}-rs"}}]}},
+  "spec": {{"containers": [{{"name": "{app}", "image": "registry.local/{app}:1.{i}", "ports": [{{"containerPort": 8080}}],
+    "resources": {{"limits": {{"cpu": "500m", "memory": "256Mi"}}}}}}], "nodeName": "node-{n}", "restartPolicy": "Always"}},
+  "status": {{"phase": "{phase}", "restartCount": {i}, "podIP": "10.0.{n}.{i}", "conditions": [{{"type": "Ready", "status": "True"}}]}}}}"#,
+                n = i % 5
+            )
+        })
+        .collect();
+    format!(
+        "{{\"apiVersion\": \"v1\", \"kind\": \"List\", \"items\": [\n{}\n]}}\n",
+        pods.join(",\n")
+    )
+}
+
+/// Each pod of a boxed pod list is a hit of its own, titled by its name, so a
+/// search for one pod reads that pod and nothing of its neighbours.
+#[test]
+fn a_boxed_pod_list_is_searched_pod_by_pod() {
+    let env = Env::empty();
+    let r = boxed(env.path(), &pod_list(60), &["--tool", "kubectl_get_pods"]);
+    let r = r.trim();
+    assert!(r.starts_with("internal://"), "{r}");
+    let hits = env.json(&[
+        "search",
+        "is coredns-00016 ready",
+        "--scope",
+        "relay",
+        "-k",
+        "3",
+    ]);
+    let hit = &hits["hits"][0];
+    assert_eq!(
+        hit["title_path"],
+        serde_json::json!(["kubectl_get_pods", "items", "[22] coredns-00016"]),
+        "{hits}"
+    );
+    let count = hit["boxed"]["line_count"].as_u64().unwrap().to_string();
+    let start = hit["boxed"]["start_line"].as_u64().unwrap().to_string();
+    let pod = resolve(&env, &["lines", r, &start, &count]);
+    assert_eq!(pod.matches("\"kind\": \"Pod\"").count(), 1, "{pod}");
+    assert!(pod.contains("\"phase\": \"Pending\""), "{pod}");
+    // A pod's name alone leads to it too.
+    let hits = env.json(&["search", "web-0001e", "--scope", "relay", "-k", "1"]);
+    assert_eq!(hits["hits"][0]["title_path"][2], "[30] web-0001e", "{hits}");
+}
+
+/// Small records share chunks; a search naming one finds the chunk holding
+/// it, and the preview shows that record, even where other records' text
+/// holds the name's words ("77" in a colour).
+#[test]
+fn a_small_record_is_found_by_its_name_in_its_group() {
+    let env = Env::empty();
+    let labels: Vec<String> = (0..3000)
+        .map(|i| {
+            let color = if i % 7 == 0 { "77 aa00" } else { "e11d21" };
+            format!(r#"{{"name": "label-{i}", "color": "{color}"}}"#)
+        })
+        .collect();
+    let value = format!("[\n{}\n]\n", labels.join(",\n"));
+    let r = boxed(env.path(), &value, &["--tool", "list_labels"]);
+    assert!(r.trim().starts_with("internal://"), "{r}");
+    let hits = env.json(&["search", "label-77", "--scope", "relay", "-k", "1"]);
+    let hit = &hits["hits"][0];
+    let group = hit["title_path"][1].as_str().unwrap();
+    let range = group.split(' ').next().unwrap();
+    let (from, to) = range.trim_matches(['[', ']']).split_once("..").unwrap();
+    let (from, to): (usize, usize) = (from.parse().unwrap(), to.parse().unwrap());
+    assert!((from..to).contains(&77), "{hits}");
+    assert!(
+        group.ends_with(&format!("label-{from} … label-{}", to - 1)),
+        "{group}"
+    );
+    let preview = hit["preview"].as_str().unwrap();
+    assert!(preview.contains(r#""label-77""#), "{preview}");
+}
