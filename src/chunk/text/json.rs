@@ -263,22 +263,13 @@ pub fn group_record_names(title_path: &[String], text: &str) -> Vec<String> {
     };
     // The chunk's text may open containers the group is in (its first
     // group) and close them (its last), but only the items are whole.
-    let bytes = text.as_bytes();
     let (mut open, mut whole) = (Vec::new(), Vec::new());
-    let (mut in_string, mut escaped) = (false, false);
-    for (at, &byte) in bytes.iter().enumerate() {
-        if in_string {
-            if escaped {
-                escaped = false;
-            } else if byte == b'\\' {
-                escaped = true;
-            } else if byte == b'"' {
-                in_string = false;
-            }
+    let mut strings = Strings::default();
+    for (at, &byte) in text.as_bytes().iter().enumerate() {
+        if strings.holds(byte) {
             continue;
         }
         match byte {
-            b'"' => in_string = true,
             b'{' | b'[' => open.push(at),
             b'}' | b']' => {
                 if let Some(start) = open.pop()
@@ -323,31 +314,52 @@ fn record_name(label: &str) -> Option<&str> {
         .then_some(name)
 }
 
+/// Where a byte scan over JSON is: in a string or not, after a backslash or not.
+#[derive(Default)]
+struct Strings {
+    inside: bool,
+    escaped: bool,
+}
+
+impl Strings {
+    /// Takes the next byte; true when it is part of a string other than its
+    /// opening quote (which is reported, as it opens a key or a value).
+    fn holds(&mut self, byte: u8) -> bool {
+        if !self.inside {
+            self.inside = byte == b'"';
+            return false;
+        }
+        if self.escaped {
+            self.escaped = false;
+        } else if byte == b'\\' {
+            self.escaped = true;
+        } else if byte == b'"' {
+            self.inside = false;
+        }
+        true
+    }
+}
+
 /// The direct members of the valid JSON container opening at `open`, found with a
 /// byte scan that tracks string, escape and nesting state (no tree is built).
 fn members(text: &str, open: usize) -> Vec<Member> {
     let bytes = text.as_bytes();
     let is_object = bytes[open] == b'{';
     let mut members: Vec<Member> = Vec::new();
-    let (mut depth, mut in_string, mut escaped) = (0usize, false, false);
+    let mut depth = 0usize;
+    let mut strings = Strings::default();
     let (mut expect_member, mut expect_value) = (true, false);
     let mut key_start = None;
     let mut at = open + 1;
     while at < bytes.len() {
         let byte = bytes[at];
-        if in_string {
-            if escaped {
-                escaped = false;
-            } else if byte == b'\\' {
-                escaped = true;
-            } else if byte == b'"' {
-                in_string = false;
-                if let Some(key) = key_start.take()
-                    && let Some(member) = members.last_mut()
-                {
-                    let raw = &text[key..=at];
-                    member.label = serde_json::from_str(raw).unwrap_or_else(|_| raw.to_string());
-                }
+        if strings.holds(byte) {
+            if !strings.inside
+                && let Some(key) = key_start.take()
+                && let Some(member) = members.last_mut()
+            {
+                let raw = &text[key..=at];
+                member.label = serde_json::from_str(raw).unwrap_or_else(|_| raw.to_string());
             }
             at += 1;
             continue;
@@ -379,7 +391,6 @@ fn members(text: &str, open: usize) -> Vec<Member> {
             }
         }
         match byte {
-            b'"' => in_string = true,
             b'{' | b'[' => depth += 1,
             b'}' | b']' => depth = depth.saturating_sub(1),
             _ => {}
