@@ -16,7 +16,10 @@
 //!   the text splitter. Member boundaries come from a streaming byte scan that
 //!   tracks strings, escapes and nesting, so a 100 MB array never becomes a tree;
 //!   the JSON is validated first with `serde::de::IgnoredAny` (no tree either).
-//!   Input that is not JSON is chunked as text with a note.
+//!   Input that is not JSON is chunked as text with a note. An array item that
+//!   is a named record (`"name"`, `"title"`…, or `metadata.name`) is labelled by
+//!   its name (`[281] tantivy`) and, from a quarter of `max_chunk_tokens`, is
+//!   never grouped; a group of records shows its first and last names.
 //!
 //! HTML is chunked with [`chunk_text`] if the caller wants it indexed: nothing is
 //! stripped, since ranges must tile the stored value. Packing adds up estimates and,
