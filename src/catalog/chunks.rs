@@ -103,6 +103,18 @@ impl ChunkReader<'_> {
     pub fn text(&mut self, u: Unread) -> Result<Chunk> {
         self.cat.with_text_unhashed(u.0, &mut self.cache)
     }
+
+    /// The chunks with these IDs that exist, in the order of their text in
+    /// the catalog, each page decompressed once however the IDs are ordered
+    /// (IDs in index order visit a page many times, past what the cache holds).
+    pub fn chunks(&mut self, ids: &[String]) -> Result<Vec<Chunk>> {
+        let mut unread = Vec::with_capacity(ids.len());
+        for id in ids {
+            unread.extend(self.unread(id)?);
+        }
+        unread.sort_by_key(|u| (u.0.page, u.0.off));
+        unread.into_iter().map(|u| self.text(u)).collect()
+    }
 }
 
 impl Catalog {

@@ -247,15 +247,9 @@ impl Retriever {
         })
     }
 
-    /// The chunks `ids`, read from the catalog.
+    /// The chunks `ids`, read from the catalog (in its order; the caller sorts).
     fn read_chunks(&self, ids: &[String]) -> Result<Vec<Chunk>> {
-        self.catalog.read_chunks(|r| {
-            let mut out = Vec::with_capacity(ids.len());
-            for id in ids {
-                out.extend(r.chunk(id)?);
-            }
-            Ok(out)
-        })
+        self.catalog.read_chunks(|r| r.chunks(ids))
     }
 }
 
