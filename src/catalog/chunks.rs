@@ -86,12 +86,6 @@ impl Unread {
 }
 
 impl ChunkReader<'_> {
-    /// A chunk by ID, its `text_sha256` left empty (hashing every hit's text
-    /// is a cost no reader of search hits needs).
-    pub fn chunk(&mut self, id: &str) -> Result<Option<Chunk>> {
-        self.unread(id)?.map(|u| self.text(u)).transpose()
-    }
-
     /// A chunk by ID before its text is read: a search weighs more candidates
     /// than it keeps, and most of them need only their place.
     pub fn unread(&mut self, id: &str) -> Result<Option<Unread>> {
@@ -106,7 +100,8 @@ impl ChunkReader<'_> {
 
     /// The chunks with these IDs that exist, in the order of their text in
     /// the catalog, each page decompressed once however the IDs are ordered
-    /// (IDs in index order visit a page many times, past what the cache holds).
+    /// (IDs in index order visit a page many times, past what the cache holds);
+    /// their `text_sha256` left empty, as [`ChunkReader::text`] leaves it.
     pub fn chunks(&mut self, ids: &[String]) -> Result<Vec<Chunk>> {
         let mut unread = Vec::with_capacity(ids.len());
         for id in ids {
