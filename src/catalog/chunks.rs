@@ -98,17 +98,13 @@ impl ChunkReader<'_> {
         self.cat.with_text_unhashed(u.0, &mut self.cache)
     }
 
-    /// The chunks with these IDs that exist, in the order of their text in
-    /// the catalog, each page decompressed once however the IDs are ordered
-    /// (IDs in index order visit a page many times, past what the cache holds);
-    /// their `text_sha256` left empty, as [`ChunkReader::text`] leaves it.
+    /// The chunks with these IDs that exist, in document order, so each page
+    /// is decompressed once however the IDs are ordered (IDs in index order
+    /// visit a page many times, past what the cache holds); their
+    /// `text_sha256` left empty, as [`ChunkReader::text`] leaves it.
     pub fn chunks(&mut self, ids: &[String]) -> Result<Vec<Chunk>> {
-        let mut unread = Vec::with_capacity(ids.len());
-        for id in ids {
-            unread.extend(self.unread(id)?);
-        }
-        unread.sort_by_key(|u| (u.0.page, u.0.off));
-        unread.into_iter().map(|u| self.text(u)).collect()
+        let (cat, cache) = (self.cat, &mut self.cache);
+        cat.rows_by_id(ids, |stored| cat.with_text_unhashed(stored, cache))
     }
 }
 
