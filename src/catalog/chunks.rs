@@ -6,6 +6,8 @@
 //! together. Compressing ~32 KB at a time instead of each chunk alone roughly
 //! halves the stored text, and a lookup still decompresses only one page.
 
+use std::collections::HashMap;
+
 use rusqlite::{OptionalExtension, Row, params};
 use serde::{Deserialize, Serialize};
 
@@ -249,24 +251,31 @@ impl Catalog {
         self.for_each_chunk_where("doc = ?1 AND scope = 'docs'", params![doc], f)
     }
 
-    /// The text of `doc` outside its symbols (imports, module docs), its
-    /// chunks joined by newlines: what a file's imports are read from.
-    /// Symbol chunks are neither decoded nor read.
-    pub fn outside_symbols(&self, doc: &str) -> Result<String> {
+    /// The text of each of `docs` outside its symbols (imports, module
+    /// docs), its chunks joined by newlines: what a file's imports are read
+    /// from. One query in document order, so each page is decompressed
+    /// once; symbol chunks are neither decoded nor read. A document with no
+    /// such chunk has no entry.
+    pub fn outside_symbols(&self, docs: &[&str]) -> Result<HashMap<String, String>> {
+        let docs = serde_json::to_string(docs)
+            .map_err(|e| Error::Invalid(format!("cannot encode document paths: {e}")))?;
         let sql = format!(
-            "SELECT {COLUMNS} FROM chunks WHERE doc = ?1 AND scope = 'docs' \
-             AND (extra IS NULL OR instr(extra, '\"symbol\"') = 0) ORDER BY ordinal"
+            "SELECT {COLUMNS} FROM chunks WHERE doc IN (SELECT value FROM json_each(?1)) \
+             AND scope = 'docs' AND (extra IS NULL OR instr(extra, '\"symbol\"') = 0) \
+             ORDER BY doc, ordinal"
         );
         let mut stmt = self.conn.prepare_cached(&sql).map_err(|e| self.err(e))?;
-        let mut rows = stmt.query(params![doc]).map_err(|e| self.err(e))?;
+        let mut rows = stmt.query([docs]).map_err(|e| self.err(e))?;
         let mut cache = PageCache::default();
-        let mut text = String::new();
+        let mut out: HashMap<String, String> = HashMap::new();
         while let Some(row) = rows.next().map_err(|e| self.err(e))? {
             let stored = decode_row(row).map_err(|e| self.err(e))?;
-            text.push_str(&self.with_text_unhashed(stored, &mut cache)?.text);
+            let chunk = self.with_text_unhashed(stored, &mut cache)?;
+            let text = out.entry(chunk.doc).or_default();
+            text.push_str(&chunk.text);
             text.push('\n');
         }
-        Ok(text)
+        Ok(out)
     }
 
     /// Calls `f` with the metadata of each chunk of `doc` in order.

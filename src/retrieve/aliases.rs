@@ -20,17 +20,18 @@ impl Retriever {
         chunks: &[Chunk],
     ) -> Result<HashMap<String, Vec<String>>> {
         let renamed = word_regex(&format!(r"\b{}\s+as\s+[A-Za-z_$]", regex::escape(name)))?;
+        let mut seen: HashSet<&str> = HashSet::new();
+        let files: Vec<(&str, Option<&str>)> = chunks
+            .iter()
+            .filter(|c| c.kind == ChunkKind::Code && renamed.is_match(&c.text))
+            .filter(|c| seen.insert(&c.doc))
+            .map(|c| (c.doc.as_str(), c.lang.as_deref()))
+            .collect();
         let mut out = HashMap::new();
-        let mut read: HashSet<&str> = HashSet::new();
-        for c in chunks {
-            if c.kind != ChunkKind::Code || !renamed.is_match(&c.text) || !read.insert(&c.doc) {
-                continue;
-            }
-            if let Some(imports) = self.imports_of(&c.doc, c.lang.as_deref())? {
-                let names: Vec<String> = imports.aliases_of(name).map(str::to_string).collect();
-                if !names.is_empty() {
-                    out.insert(c.doc.clone(), names);
-                }
+        for (doc, imports) in self.imports_of(&files)? {
+            let names: Vec<String> = imports.aliases_of(name).map(str::to_string).collect();
+            if !names.is_empty() {
+                out.insert(doc, names);
             }
         }
         Ok(out)

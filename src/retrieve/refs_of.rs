@@ -97,7 +97,13 @@ impl Retriever {
         let home = unit(&owner_doc, &packages);
         let home_defines_once = !others.iter().any(|d| unit(d, &packages) == home);
         let go_package = package_name(dir(&owner_doc));
-        let mut imports: HashMap<String, Option<Imports>> = HashMap::new();
+        let mut users: Vec<(&str, Option<&str>)> = chunks
+            .iter()
+            .filter(|c| c.doc != owner_doc && !others.contains(&c.doc.as_str()))
+            .map(|c| (c.doc.as_str(), c.lang.as_deref()))
+            .collect();
+        users.dedup();
+        let imports = self.imports_of(&users)?;
         let mut kept = HashSet::new();
         for c in chunks {
             let keep = if c.doc == owner_doc {
@@ -112,14 +118,7 @@ impl Retriever {
                     .filter(|l| words.of(&c.doc).is_match(l))
                     .flat_map(|l| names.iter().flat_map(move |n| written_in(l, n)))
                     .collect();
-                let file_imports = match imports.get(&c.doc) {
-                    Some(known) => known,
-                    None => {
-                        let read = self.imports_of(&c.doc, c.lang.as_deref())?;
-                        imports.entry(c.doc.clone()).or_insert(read)
-                    }
-                };
-                match (file_imports, c.lang.as_deref()) {
+                match (imports.get(&c.doc), c.lang.as_deref()) {
                     (Some(file_imports), _) => meaning.leads(&c.doc, file_imports, &written),
                     (None, Some("go")) => {
                         dir(&c.doc) == dir(&owner_doc)
@@ -140,13 +139,28 @@ impl Retriever {
         })
     }
 
-    /// The imports of `doc` (code in `lang`), read from its code outside
-    /// its symbols; `None` for a language whose imports are not read.
-    pub(super) fn imports_of(&self, doc: &str, lang: Option<&str>) -> Result<Option<Imports>> {
-        let Some(lang) = lang.filter(|l| Imports::reads(l)) else {
-            return Ok(None);
-        };
-        let between = self.catalog.outside_symbols(doc)?;
-        Ok(Imports::read(lang, &between, doc))
+    /// The imports of each of `files` (document, language) in a language
+    /// whose imports are read, from its code outside its symbols, read in
+    /// one pass over the catalog.
+    pub(super) fn imports_of(
+        &self,
+        files: &[(&str, Option<&str>)],
+    ) -> Result<HashMap<String, Imports>> {
+        let mut read: Vec<(&str, &str)> = files
+            .iter()
+            .filter_map(|&(doc, lang)| lang.filter(|l| Imports::reads(l)).map(|l| (doc, l)))
+            .collect();
+        read.sort_unstable();
+        read.dedup();
+        let docs: Vec<&str> = read.iter().map(|&(doc, _)| doc).collect();
+        let mut between = self.catalog.outside_symbols(&docs)?;
+        let mut out = HashMap::new();
+        for (doc, lang) in read {
+            let text = between.remove(doc).unwrap_or_default();
+            if let Some(imports) = Imports::read(lang, &text, doc) {
+                out.insert(doc.to_string(), imports);
+            }
+        }
+        Ok(out)
     }
 }
