@@ -25,7 +25,13 @@ impl IndexReader {
             |t: &str| self.doc_freq(t) > 0 && scope.is_none_or(|s| self.occurs_in_scope(t, s));
         let mut out: Vec<String> = Vec::new();
         for word in strip_question_words(query).split_whitespace() {
-            let terms = self.with_stemmed(|a| tokenizer::analyze(a, word));
+            let mut terms = self.with_stemmed(|a| tokenizer::analyze(a, word));
+            // An identifier (`IPAddressPool`, `max_surge`) names one thing:
+            // docs that hold its parts apart do not hold it. The analyzer
+            // gives its whole last.
+            if is_identifier(word) && terms.len() > 1 {
+                terms.drain(..terms.len() - 1);
+            }
             let absent = !terms.is_empty()
                 && terms
                     .iter()
@@ -127,5 +133,44 @@ impl IndexReader {
             })
             .max()
             .unwrap_or(0)
+    }
+}
+
+/// Whether `word`, punctuation around it aside, is one identifier written
+/// with an inner `_` or a lower-to-upper case change (`IPAddressPool`,
+/// `max_surge`); not a version or a size (`IPv6`, `v1beta1`, `2GB`).
+fn is_identifier(word: &str) -> bool {
+    let core = word.trim_matches(|c: char| !(c.is_alphanumeric() || c == '_'));
+    let core = core.trim_matches('_');
+    if core.is_empty() || !core.chars().all(|c| c.is_alphanumeric() || c == '_') {
+        return false;
+    }
+    core.contains('_')
+        || core
+            .as_bytes()
+            .windows(2)
+            .any(|w| w[0].is_ascii_lowercase() && w[1].is_ascii_uppercase())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::is_identifier;
+
+    #[test]
+    fn identifiers_are_told_from_versions_and_sizes() {
+        for w in ["IPAddressPool", "max_surge", "`RouteTable`,", "kubeProxy?"] {
+            assert!(is_identifier(w), "{w}");
+        }
+        for w in [
+            "IPv6",
+            "v1beta1",
+            "2GB",
+            "Kubernetes",
+            "node-ip",
+            "_",
+            "a/bC",
+        ] {
+            assert!(!is_identifier(w), "{w}");
+        }
     }
 }

@@ -309,3 +309,42 @@ fn a_no_break_space_before_a_hit_does_not_break_its_preview() {
         .success()
         .stdout(predicate::str::contains("Ordinals"));
 }
+
+/// An identifier the query writes (`TrafficPolicy`, `rate_limit`) is absent
+/// when no text holds it whole, though every one of its parts is there: it
+/// names another tool's object, and raises the bar. One the docs write
+/// whole is found, in either form.
+#[test]
+fn an_identifier_is_absent_unless_some_text_holds_it_whole() {
+    let env = Env::empty();
+    env.write(
+        "gateway.md",
+        "# Gateway\n\n## Traffic\n\nThe gateway applies a rate limit to each client and a policy \
+         to its traffic.\n\n## Routes\n\nA `RouteTable` maps each path to a backend.\n",
+    );
+    env.ctx(&["build"]).assert().success();
+    let r = env.json(&[
+        "search",
+        "--no-build",
+        "set a TrafficPolicy with a rate_limit",
+    ]);
+    assert_eq!(
+        r["absent"],
+        serde_json::json!(["set", "TrafficPolicy", "rate_limit"]),
+        "{r}"
+    );
+    assert!(
+        r["coverage"].as_f64().unwrap() > 0.325,
+        "its parts cover it: {r}"
+    );
+    assert_eq!(r["no_evidence"], true, "{r}");
+    let r = env.json(&[
+        "search",
+        "--no-build",
+        "which backend does a RouteTable map a path to",
+    ]);
+    assert!(r.get("absent").is_none(), "{r}");
+    assert_eq!(r["hits"][0]["title_path"][1], "Routes", "{r}");
+    let r = env.json(&["search", "--no-build", "route table backend"]);
+    assert_eq!(r["hits"][0]["title_path"][1], "Routes", "{r}");
+}
