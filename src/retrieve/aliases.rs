@@ -2,7 +2,7 @@
 //! (`use a::Polygon as Poly`, `from a import Polygon as P`, `import {
 //! Polygon as Shape }`) uses it wherever it writes the other name.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 
 use regex::Regex;
 
@@ -20,11 +20,9 @@ impl Retriever {
         chunks: &[Chunk],
     ) -> Result<HashMap<String, Vec<String>>> {
         let renamed = word_regex(&format!(r"\b{}\s+as\s+[A-Za-z_$]", regex::escape(name)))?;
-        let mut seen: HashSet<&str> = HashSet::new();
         let files: Vec<(&str, Option<&str>)> = chunks
             .iter()
             .filter(|c| c.kind == ChunkKind::Code && renamed.is_match(&c.text))
-            .filter(|c| seen.insert(&c.doc))
             .map(|c| (c.doc.as_str(), c.lang.as_deref()))
             .collect();
         let mut out = HashMap::new();

@@ -97,12 +97,11 @@ impl Retriever {
         let home = unit(&owner_doc, &packages);
         let home_defines_once = !others.iter().any(|d| unit(d, &packages) == home);
         let go_package = package_name(dir(&owner_doc));
-        let mut users: Vec<(&str, Option<&str>)> = chunks
+        let users: Vec<(&str, Option<&str>)> = chunks
             .iter()
             .filter(|c| c.doc != owner_doc && !others.contains(&c.doc.as_str()))
             .map(|c| (c.doc.as_str(), c.lang.as_deref()))
             .collect();
-        users.dedup();
         let imports = self.imports_of(&users)?;
         let mut kept = HashSet::new();
         for c in chunks {
@@ -139,9 +138,9 @@ impl Retriever {
         })
     }
 
-    /// The imports of each of `files` (document, language) in a language
-    /// whose imports are read, from its code outside its symbols, read in
-    /// one pass over the catalog.
+    /// The imports of each of `files` (document, language; repeats are
+    /// fine) in a language whose imports are read, from its code outside
+    /// its symbols, read in one pass over the catalog.
     pub(super) fn imports_of(
         &self,
         files: &[(&str, Option<&str>)],
