@@ -142,18 +142,12 @@ fn split_json(
         if is_array
             && member_tokens * ALONE_SHARE >= max
             && own_tokens() * ALONE_SHARE >= max
-            && let Some(name) = record_name_of(text, member.value)
+            && record_name_of(text, member.value).is_some()
         {
             flush(&mut group, out);
+            group.push(i);
+            flush(&mut group, out);
             tally = Tally::default();
-            let mut title_path = title.to_vec();
-            title_path.push(format!("{} {name}", member.label));
-            out.push(Piece {
-                start: bounds[i],
-                end: bounds[i + 1],
-                title_path,
-                part: None,
-            });
             continue;
         }
         match group.first() {
@@ -284,7 +278,7 @@ pub fn group_record_names(title_path: &[String], text: &str) -> Vec<String> {
     let Some(least) = whole.iter().map(|&(depth, _)| depth).min() else {
         return Vec::new();
     };
-    let items: Vec<usize> = whole
+    let mut items: Vec<usize> = whole
         .iter()
         .filter(|&&(depth, _)| depth == least)
         .map(|&(_, start)| start)
@@ -292,7 +286,6 @@ pub fn group_record_names(title_path: &[String], text: &str) -> Vec<String> {
     if items.len() != count {
         return Vec::new();
     }
-    let mut items = items;
     items.sort_unstable();
     items
         .into_iter()
