@@ -17,8 +17,11 @@
 //!   inside a fence, table, list, HTML block or blockquote. One block that alone is
 //!   over the limit is split at line boundaries; a fence is re-opened and closed in
 //!   each part and a table repeats its header, so every part is valid Markdown.
+//! - A long inline `data:` URI payload (an embedded image) is elided from the
+//!   text, the ranges still covering it (see [`elide`]).
 
 pub mod comments;
+pub mod elide;
 mod split;
 
 use pulldown_cmark::{Event, Options, Parser, Tag, TagEnd};
@@ -28,7 +31,9 @@ use crate::tokens;
 use split::split_section;
 
 /// Chunks one Markdown document. `doc` is the path relative to the segment root.
-pub fn chunk_markdown(doc: &str, text: &str, opts: &ChunkOptions) -> Chunked {
+pub fn chunk_markdown(doc: &str, source: &str, opts: &ChunkOptions) -> Chunked {
+    let elided = elide::elide(source);
+    let text = elided.as_ref().map_or(source, |e| e.text.as_str());
     let meta = front_matter(text);
     let blocks = top_level_blocks(text, meta.body_start);
     let sections = sections(doc, text, &meta, &blocks);
@@ -46,7 +51,12 @@ pub fn chunk_markdown(doc: &str, text: &str, opts: &ChunkOptions) -> Chunked {
     {
         last.bytes[1] = text.len();
     }
-    let lines = LineIndex::new(text);
+    if let Some(e) = &elided {
+        for c in &mut chunks {
+            c.bytes = c.bytes.map(|at| e.source_offset(at));
+        }
+    }
+    let lines = LineIndex::new(source);
     for c in &mut chunks {
         c.lines = lines.range(c.bytes[0], c.bytes[1]);
     }

@@ -36,8 +36,9 @@ use serde::{Deserialize, Serialize};
 /// name after its index (`[281] tantivy`), 22 a named record of a quarter
 /// chunk or more not grouped with its neighbours, Kubernetes objects named
 /// by `metadata.name`, and a group of records labelled by its first and
-/// last names.
-pub const CHUNKER_VERSION: u32 = 22;
+/// last names, 23 a Markdown `data:` URI payload of 256 bytes or more
+/// elided from the text.
+pub const CHUNKER_VERSION: u32 = 23;
 
 /// What kind of source a chunk came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -131,10 +132,11 @@ pub struct DeclaredMember {
 ///
 /// `bytes` and `lines` always describe the source file: the byte ranges of a
 /// document's chunks, in order, tile `[0, len)` exactly. `text` is the chunk's
-/// Markdown; it equals the source bytes of its range except for two documented
-/// rewrites (front matter and BOM are left out of the first chunk, and a block split
+/// Markdown; it equals the source bytes of its range except for three documented
+/// rewrites (front matter and BOM are left out of the first chunk, a block split
 /// into parts re-opens and closes its code fence in each part so every chunk is
-/// valid Markdown on its own).
+/// valid Markdown on its own, and a long inline `data:` URI payload is elided,
+/// see [`markdown::elide`]).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Chunk {
     /// Stable ID (`<doc stem>:<10 hex>`), empty until [`id::assign`] runs.

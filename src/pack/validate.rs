@@ -245,7 +245,11 @@ fn check_disk(pack: &Pack, disk: &BTreeMap<String, Vec<u8>>, out: &mut Vec<Probl
         for c in by_doc.get(f.path.as_str()).into_iter().flatten() {
             let (s, e) = (c.bytes[0].max(body_start), c.bytes[1]);
             let slice = text.get(s..e.min(text.len())).unwrap_or("");
-            if c.kind == crate::chunk::ChunkKind::Markdown && !c.text.contains(slice) {
+            if c.kind == crate::chunk::ChunkKind::Markdown
+                && !c
+                    .text
+                    .contains(&*crate::chunk::markdown::elide::elided(slice))
+            {
                 out.push(problem(
                     "ranges",
                     format!(

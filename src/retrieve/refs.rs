@@ -285,10 +285,10 @@ pub(super) fn defines(c: &Chunk, name: &str) -> bool {
 pub(super) fn uses(c: &Chunk, word: &Regex) -> Option<Ref> {
     let mut hits = Vec::new();
     let mut more_lines = 0;
-    // A chunk's text is its source lines but for two rewrites: front matter
+    // A chunk's text is its source lines but for three rewrites: front matter
     // left out of a document's first chunk (fewer lines, missing at the
-    // start), and a fence re-opened and closed around each part of a split
-    // block (one line more at each end).
+    // start), a fence re-opened and closed around each part of a split block
+    // (one line more at each end), and data URI payloads elided (within a line).
     let span = c.lines[1] + 1 - c.lines[0];
     let count = c.text.lines().count();
     let (first, skip) = if count < span {

@@ -259,6 +259,41 @@ fn a_one_line_paragraph_is_cut_into_parts() {
     assert_eq!(got["chunks"][0]["trimmed"], false, "{got}");
 }
 
+/// A screenshot pasted into a README as a base64 data URI is one elided line
+/// of its section: the pack holds a few chunks, not hundreds of base64 parts,
+/// `get` shows the marker, the section cites the image's line, and the pack
+/// validates against the file on disk.
+#[test]
+fn an_embedded_image_is_elided_from_the_pack() {
+    let env = Env::empty();
+    let payload = "iVBORw0KGgoAAAANSUhEUgAA".repeat(14_000);
+    env.write(
+        "README.md",
+        format!(
+            "# Tool\n\n## Architecture\n\nThe queue feeds the workers.\n\n\
+             <img alt=\"arch\" src=\"data:image/png;base64,{payload}\">\n\n\
+             ## Tuning\n\nSet the worker count with `--workers`.\n"
+        ),
+    );
+    let built = env.json(&["build"]);
+    assert_eq!(built["chunks"], 2, "{built}");
+    assert!(built["tokens"].as_u64().expect("tokens") < 100, "{built}");
+    env.ctx(&["validate"]).assert().success();
+    let hits = env.json(&["search", "queue feeds workers", "-k", "1"]);
+    let hit = &hits["hits"][0];
+    assert_eq!(hit["lines"], serde_json::json!([1, 8]), "{hit}");
+    let got = env.json(&["get", hit["id"].as_str().expect("id")]);
+    let text = got["chunks"][0]["text"].as_str().expect("text");
+    assert!(
+        text.contains("src=\"data:image/png;base64,…(328KB-elided)\">"),
+        "{text}"
+    );
+    env.ctx(&["search", "iVBORw0KGgoAAAANSUhEUgAA"])
+        .assert()
+        .code(1)
+        .stdout(predicate::str::contains("No evidence"));
+}
+
 /// A file whose name holds a newline, a tab or an escape character is built
 /// and found, and the line that lists it stays one line: the name is shown
 /// escaped (`a\\nb.md`), never as a line break or a terminal sequence.

@@ -269,3 +269,23 @@ fn a_short_lead_in_opens_an_oversized_block() {
         assert_eq!(fences, 2, "unbalanced fence in {:?}", ch.part);
     }
 }
+
+#[test]
+fn an_embedded_image_is_one_line_of_its_section_not_hundreds_of_parts() {
+    let payload = "iVBORw0KGgo".repeat(30_000);
+    let text = format!(
+        "---\ntitle: Guide\n---\n# Guide\n\n## Diagram\n\nThe queue feeds the workers:\n\n![arch](data:image/png;base64,{payload})\n\n## Tuning\n\nSet `--workers`.\n"
+    );
+    let c = chunk(&text);
+    assert_tiles(&text, &c);
+    assert_eq!(c.len(), 2, "{c:#?}");
+    assert_eq!(
+        c[0].text,
+        "# Guide\n\n## Diagram\n\nThe queue feeds the workers:\n\n![arch](data:image/png;base64,…(322KB-elided))\n\n"
+    );
+    assert_eq!(c[0].lines, [1, 11]);
+    assert_eq!(c[0].token_est, tokens::estimate(&c[0].text));
+    assert_eq!(c[1].lines, [12, 14]);
+    assert_eq!(c[1].text, "## Tuning\n\nSet `--workers`.\n");
+    assert_eq!(text[c[1].bytes[0]..c[1].bytes[1]], c[1].text);
+}

@@ -1,0 +1,138 @@
+//! Inline `data:` URI payloads (an embedded image, font or SVG) are elided from
+//! chunk text: a 300 KB screenshot pasted into a README is ~160k tokens of
+//! base64 that no query matches and no reader wants, and it would otherwise
+//! become hundreds of parts that crowd the index and every budget.
+//!
+//! The payload (what follows the URI's `,`) is replaced by a short marker
+//! naming its size, `…(325KB-elided)`, with no space, quote, bracket or line
+//! break, so the Markdown around it (an image, an HTML attribute, a reference
+//! definition) keeps its structure and the document keeps its line count.
+//! The chunker runs on the elided text and maps its byte ranges back, so
+//! ranges still tile the source file and line citations point at the image.
+
+use std::borrow::Cow;
+use std::sync::LazyLock;
+
+use regex::Regex;
+
+/// A payload shorter than this (an inline icon, a 1×1 pixel) stays as written.
+pub const MIN_ELIDED_BYTES: usize = 256;
+
+/// `data:` (not inside a longer word), a media type with parameters, `,`, and
+/// the payload up to the first character that ends a URI in Markdown or HTML.
+static DATA_URI: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r#"(?i)(?:^|[^a-z0-9_])data:[a-z0-9.+-]*(?:/[a-z0-9.+-]*)?(?:;[a-z0-9.+_=-]*)*,([^\s"'<>()\[\]`\\]+)"#)
+        .expect("the data URI pattern is valid")
+});
+
+/// A document with its long data URI payloads replaced by markers.
+#[derive(Debug)]
+pub(super) struct Elided {
+    /// The text the chunker reads.
+    pub(super) text: String,
+    /// `(end of a marker in `text`, bytes removed up to there)`, in order.
+    shifts: Vec<(usize, usize)>,
+}
+
+impl Elided {
+    /// The source offset of `at`, an offset in [`Elided::text`] that is not
+    /// inside a marker (chunk boundaries fall at block or line boundaries).
+    pub(super) fn source_offset(&self, at: usize) -> usize {
+        let k = self.shifts.partition_point(|&(end, _)| end <= at);
+        at + k.checked_sub(1).map_or(0, |k| self.shifts[k].1)
+    }
+}
+
+/// `text` with every long data URI payload elided, or `None` when it has none.
+pub(super) fn elide(text: &str) -> Option<Elided> {
+    let mut out = String::new();
+    let mut shifts = Vec::new();
+    let mut copied = 0;
+    let mut removed = 0;
+    for caps in DATA_URI.captures_iter(text) {
+        let Some(payload) = caps.get(1) else { continue };
+        if payload.len() < MIN_ELIDED_BYTES {
+            continue;
+        }
+        if out.is_empty() {
+            out.reserve(text.len() / 2);
+        }
+        out.push_str(&text[copied..payload.start()]);
+        let m = marker(payload.len());
+        out.push_str(&m);
+        removed += payload.len() - m.len();
+        shifts.push((out.len(), removed));
+        copied = payload.end();
+    }
+    if shifts.is_empty() {
+        return None;
+    }
+    out.push_str(&text[copied..]);
+    Some(Elided { text: out, shifts })
+}
+
+/// `s` with its long data URI payloads elided, borrowed when it has none.
+pub fn elided(s: &str) -> Cow<'_, str> {
+    elide(s).map_or(Cow::Borrowed(s), |e| Cow::Owned(e.text))
+}
+
+/// The marker standing for a payload of `bytes` bytes: always shorter than it.
+fn marker(bytes: usize) -> String {
+    const KB: usize = 1024;
+    if bytes >= 10 * KB * KB {
+        format!("…({}MB-elided)", bytes / (KB * KB))
+    } else if bytes >= 10 * KB {
+        format!("…({}KB-elided)", bytes / KB)
+    } else {
+        format!("…({bytes}B-elided)")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn b64(n: usize) -> String {
+        "QUJD".repeat(n / 4)
+    }
+
+    #[test]
+    fn a_long_payload_becomes_a_marker_and_offsets_map_back() {
+        let payload = b64(40_000);
+        let text = format!("# A\n\n![d](data:image/png;base64,{payload})\n\nafter\n");
+        let e = elide(&text).expect("elided");
+        assert_eq!(
+            e.text,
+            "# A\n\n![d](data:image/png;base64,…(39KB-elided))\n\nafter\n"
+        );
+        assert_eq!(e.text.lines().count(), text.lines().count());
+        let after = e.text.find("after").expect("after");
+        assert_eq!(e.source_offset(after), text.find("after").expect("after"));
+        assert_eq!(e.source_offset(0), 0);
+        assert_eq!(e.source_offset(e.text.len()), text.len());
+    }
+
+    #[test]
+    fn short_payloads_and_lookalikes_stay() {
+        let icon = format!("<img src=\"data:image/gif;base64,{}\">", b64(200));
+        assert!(elide(&icon).is_none());
+        let word = format!("metadata:{}", b64(4_000));
+        assert!(elide(&word).is_none());
+        assert!(elide("no uris here").is_none());
+    }
+
+    #[test]
+    fn html_svg_and_several_uris_end_where_the_uri_ends() {
+        let svg = "%3Csvg%20width%3D%2210%22%3E".repeat(20);
+        let text = format!(
+            "<img src=\"data:image/svg+xml,{svg}\" alt=\"x\">\n[logo]: DATA:font/woff2;base64,{} \"Logo\"\n",
+            b64(1_000)
+        );
+        let e = elide(&text).expect("elided");
+        assert_eq!(
+            e.text,
+            "<img src=\"data:image/svg+xml,…(560B-elided)\" alt=\"x\">\n[logo]: DATA:font/woff2;base64,…(1000B-elided) \"Logo\"\n"
+        );
+        assert_eq!(elided(&text), e.text);
+    }
+}
