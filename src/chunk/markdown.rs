@@ -18,21 +18,20 @@
 //!   over the limit is split at line boundaries; a fence is re-opened and closed in
 //!   each part and a table repeats its header, so every part is valid Markdown.
 //! - A long inline `data:` URI payload (an embedded image) is elided from the
-//!   text, the ranges still covering it (see [`elide`]).
+//!   text, the ranges still covering it (see [`super::data_uri`]).
 
 pub mod comments;
-pub mod elide;
 mod split;
 
 use pulldown_cmark::{Event, Options, Parser, Tag, TagEnd};
 
-use super::{Chunk, ChunkKind, ChunkOptions, Chunked, LineIndex, id};
+use super::{Chunk, ChunkKind, ChunkOptions, Chunked, LineIndex, data_uri, id};
 use crate::tokens;
 use split::split_section;
 
 /// Chunks one Markdown document. `doc` is the path relative to the segment root.
 pub fn chunk_markdown(doc: &str, source: &str, opts: &ChunkOptions) -> Chunked {
-    let elided = elide::elide(source);
+    let elided = data_uri::elide(source);
     let text = elided.as_ref().map_or(source, |e| e.text.as_str());
     let meta = front_matter(text);
     let blocks = top_level_blocks(text, meta.body_start);

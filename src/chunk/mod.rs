@@ -6,6 +6,7 @@
 //! and the same IDs on every machine.
 
 pub mod code;
+pub mod data_uri;
 pub mod id;
 pub mod markdown;
 pub mod text;
@@ -136,7 +137,7 @@ pub struct DeclaredMember {
 /// rewrites (front matter and BOM are left out of the first chunk, a block split
 /// into parts re-opens and closes its code fence in each part so every chunk is
 /// valid Markdown on its own, and a long inline `data:` URI payload is elided,
-/// see [`markdown::elide`]).
+/// see [`data_uri`]).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Chunk {
     /// Stable ID (`<doc stem>:<10 hex>`), empty until [`id::assign`] runs.

@@ -294,6 +294,40 @@ fn an_embedded_image_is_elided_from_the_pack() {
         .stdout(predicate::str::contains("No evidence"));
 }
 
+/// A hand-written source file holding an inline image is indexed by its
+/// symbols, not skipped whole as minified for the image's long line.
+#[test]
+fn a_source_file_with_an_embedded_image_is_indexed() {
+    let env = Env::empty();
+    let payload = "iVBORw0KGgoAAAANSUhEUgAA".repeat(2_000);
+    env.write(
+        "web/brand.ts",
+        format!(
+            "/** The shop's logo, inlined so the banner renders offline. */\n\
+             export const LOGO = \"data:image/png;base64,{payload}\";\n\n\
+             /** Renders the banner with the logo. */\n\
+             export function renderBanner(title: string): string {{\n  \
+             return `<img src=\"${{LOGO}}\"><h1>${{title}}</h1>`;\n}}\n"
+        ),
+    );
+    let built = env.json(&["build"]);
+    assert_eq!(built["files"], 1, "{built}");
+    assert_eq!(
+        built["warnings"].as_array().map(Vec::len),
+        Some(0),
+        "{built}"
+    );
+    let found = env.json(&["symbol", "LOGO"]);
+    let text = found["text"].as_str().expect("text");
+    assert!(
+        text.contains("\"data:image/png;base64,…(46KB-elided)\";"),
+        "{found}"
+    );
+    assert_eq!(found["lines"], serde_json::json!([1, 2]), "{found}");
+    env.ctx(&["symbol", "renderBanner"]).assert().success();
+    env.ctx(&["validate"]).assert().success();
+}
+
 /// A file whose name holds a newline, a tab or an escape character is built
 /// and found, and the line that lists it stays one line: the name is shown
 /// escaped (`a\\nb.md`), never as a line break or a terminal sequence.

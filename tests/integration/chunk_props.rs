@@ -89,7 +89,7 @@ proptest! {
         for c in &out.chunks {
             prop_assert!(!c.text.trim().is_empty(), "empty chunk");
             let src = &doc[c.bytes[0].max(body_start)..c.bytes[1]];
-            let src = ctx::chunk::markdown::elide::elided(src);
+            let src = ctx::chunk::data_uri::elided(src);
             prop_assert!(c.text.contains(&*src), "text does not contain its source range");
             prop_assert!(!c.text.contains(&"QUJD".repeat(64)), "a long data URI payload was kept");
             prop_assert!(ctx::chunk::id::parse(&c.id).is_some());

@@ -85,7 +85,10 @@ fn assert_tiles(text: &str, chunked: &Chunked) {
         );
     }
     for chunk in chunks {
-        assert_eq!(chunk.text, text[chunk.bytes[0]..chunk.bytes[1]]);
+        assert_eq!(
+            chunk.text,
+            crate::chunk::data_uri::elided(&text[chunk.bytes[0]..chunk.bytes[1]])
+        );
         assert!(
             !trim(&chunk.text).is_empty(),
             "whitespace-only chunk at {:?}",
@@ -342,6 +345,16 @@ fn generated_files_are_detected() {
     let mut long_line = "fn a() {}\n".repeat(3_000);
     long_line.push_str(&format!("const DATA: &str = \"{}\";\n", "x".repeat(6_000)));
     assert!(is_probably_generated(&long_line).is_some_and(|reason| reason.contains("line 3001")));
+    let mut logo = "fn a() {}\n".repeat(3_000);
+    logo.push_str(&format!(
+        "const LOGO: &str = \"data:image/png;base64,{}\";\n",
+        "QUJD".repeat(2_000)
+    ));
+    assert_eq!(
+        is_probably_generated(&logo),
+        None,
+        "an embedded image is not minified code"
+    );
     for (_, _, text, _) in FIXTURES {
         assert_eq!(is_probably_generated(text), None);
     }
@@ -499,4 +512,35 @@ fn pruned_walk_finds_what_the_whole_walk_finds() {
         assert_eq!(pruned.definitions, whole.definitions, "{path}");
         assert_eq!(pruned.file_docs, whole.file_docs, "{path}");
     }
+}
+
+#[test]
+fn an_embedded_image_is_elided_and_the_symbols_around_it_are_found() {
+    let text = format!(
+        "export function header(): string {{\n  return \"<h1>Shop</h1>\";\n}}\n\nexport const LOGO = \"data:image/png;base64,{}\";\n\nexport function footer(): string {{\n  return \"<p>bye</p>\";\n}}\n",
+        "iVBORw0KGgo".repeat(5_000)
+    );
+    let chunked = chunk_code(
+        "web/logo.ts",
+        &text,
+        spec("typescript"),
+        &ChunkOptions::default(),
+    );
+    assert_tiles(&text, &chunked);
+    assert_eq!(
+        symbol_lines(&chunked),
+        "function header 1-3\nconst LOGO 4-5 node 5-5\nfunction footer 6-9 node 7-9\n"
+    );
+    let logo = chunked
+        .chunks
+        .iter()
+        .find(|c| c.text.contains("LOGO"))
+        .expect("the LOGO chunk");
+    assert!(
+        logo.text
+            .contains("\"data:image/png;base64,…(53KB-elided)\""),
+        "{}",
+        logo.text
+    );
+    assert!(logo.token_est < 40, "{logo:?}");
 }

@@ -27,9 +27,9 @@ static DATA_URI: LazyLock<Regex> = LazyLock::new(|| {
 
 /// A document with its long data URI payloads replaced by markers.
 #[derive(Debug)]
-pub(super) struct Elided {
+pub(crate) struct Elided {
     /// The text the chunker reads.
-    pub(super) text: String,
+    pub(crate) text: String,
     /// `(end of a marker in `text`, bytes removed up to there)`, in order.
     shifts: Vec<(usize, usize)>,
 }
@@ -37,14 +37,14 @@ pub(super) struct Elided {
 impl Elided {
     /// The source offset of `at`, an offset in [`Elided::text`] that is not
     /// inside a marker (chunk boundaries fall at block or line boundaries).
-    pub(super) fn source_offset(&self, at: usize) -> usize {
+    pub(crate) fn source_offset(&self, at: usize) -> usize {
         let k = self.shifts.partition_point(|&(end, _)| end <= at);
         at + k.checked_sub(1).map_or(0, |k| self.shifts[k].1)
     }
 }
 
 /// `text` with every long data URI payload elided, or `None` when it has none.
-pub(super) fn elide(text: &str) -> Option<Elided> {
+pub(crate) fn elide(text: &str) -> Option<Elided> {
     let mut out = String::new();
     let mut shifts = Vec::new();
     let mut copied = 0;
