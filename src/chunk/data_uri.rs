@@ -18,11 +18,19 @@ use regex::Regex;
 /// A payload shorter than this (an inline icon, a 1×1 pixel) stays as written.
 pub const MIN_ELIDED_BYTES: usize = 256;
 
-/// `data:` (not inside a longer word), a media type with parameters, `,`, and
-/// the payload up to the first character that ends a URI in Markdown or HTML.
+/// Where a data URI may start: a literal the regex crate finds with SIMD, so
+/// the scan costs little on the many files that hold no `data:` at all.
+static START: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new("(?i)data:").expect("the data URI start is valid"));
+
+/// A data URI at the start of the text: `data:`, a media type with
+/// parameters, `,`, and the payload up to the first character that ends a
+/// URI in Markdown, HTML or a string literal.
 static DATA_URI: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r#"(?i)(?:^|[^a-z0-9_])data:[a-z0-9.+-]*(?:/[a-z0-9.+-]*)?(?:;[a-z0-9.+_=-]*)*,([^\s"'<>()\[\]`\\]+)"#)
-        .expect("the data URI pattern is valid")
+    Regex::new(
+        r#"^(?i)data:[a-z0-9.+-]*(?:/[a-z0-9.+-]*)?(?:;[a-z0-9.+_=-]*)*,([^\s"'<>()\[\]`\\]+)"#,
+    )
+    .expect("the data URI pattern is valid")
 });
 
 /// A document with its long data URI payloads replaced by markers.
@@ -49,20 +57,37 @@ pub(crate) fn elide(text: &str) -> Option<Elided> {
     let mut shifts = Vec::new();
     let mut copied = 0;
     let mut removed = 0;
-    for caps in DATA_URI.captures_iter(text) {
-        let Some(payload) = caps.get(1) else { continue };
-        if payload.len() < MIN_ELIDED_BYTES {
+    let mut from = 0;
+    while let Some(start) = START.find_at(text, from) {
+        from = start.end();
+        // `metadata:` is a word, not a URI.
+        let inside_word = text.as_bytes()[..start.start()]
+            .last()
+            .is_some_and(|b| b.is_ascii_alphanumeric() || *b == b'_');
+        let Some(payload) = (!inside_word)
+            .then(|| DATA_URI.captures(&text[start.start()..]))
+            .flatten()
+            .and_then(|caps| caps.get(1))
+        else {
+            continue;
+        };
+        let (p0, p1) = (
+            start.start() + payload.start(),
+            start.start() + payload.end(),
+        );
+        from = p1;
+        if p1 - p0 < MIN_ELIDED_BYTES {
             continue;
         }
         if out.is_empty() {
             out.reserve(text.len() / 2);
         }
-        out.push_str(&text[copied..payload.start()]);
-        let m = marker(payload.len());
+        out.push_str(&text[copied..p0]);
+        let m = marker(p1 - p0);
         out.push_str(&m);
-        removed += payload.len() - m.len();
+        removed += p1 - p0 - m.len();
         shifts.push((out.len(), removed));
-        copied = payload.end();
+        copied = p1;
     }
     if shifts.is_empty() {
         return None;
