@@ -256,7 +256,8 @@ impl Retriever {
         let coverage = if code_top {
             self.file_coverage(cover, chunks.iter().take(3).map(|h| h.chunk.doc.as_str()))?
         } else {
-            self.coverage(cover, chunks.iter().take(3).map(|h| &h.chunk))
+            let phrasing = self.phrasing_absent(query, &absent);
+            self.coverage(cover, &phrasing, chunks.iter().take(3).map(|h| &h.chunk))
         };
         let no_evidence = chunks.first().is_none_or(|h| {
             coverage < min_coverage_for(h.chunk.kind.as_str(), opts.min_coverage, query, &absent)
