@@ -348,3 +348,38 @@ fn an_identifier_is_absent_unless_some_text_holds_it_whole() {
     let r = env.json(&["search", "--no-build", "route table backend"]);
     assert_eq!(r["hits"][0]["title_path"][1], "Routes", "{r}");
 }
+
+/// A question phrased in everyday words no doc uses ("silence", "nagging",
+/// "gotten around to") is answered by the section about its subject: those
+/// words weigh half in coverage. The same words as keywords are the
+/// subject, keep their weight, and the search abstains.
+#[test]
+fn phrasing_the_docs_never_use_does_not_sink_a_question() {
+    let env = Env::empty();
+    env.write(
+        "vars.md",
+        "# Variables\n\n## Unused Variables\n\nThe compiler warns about a variable you create \
+         but never use. To tell it the variable is intentionally unused, start its name with \
+         an underscore, as in `_count`.\n\n## Shadowing\n\nYou can declare a new variable \
+         with the same name as a previous one.\n",
+    );
+    env.write(
+        "loops.md",
+        "# Loops\n\n## Counting with for\n\nA `for` loop over a range counts down without \
+         a manual counter.\n\n## While loops\n\nA `while` loop runs as long as its condition \
+         holds.\n",
+    );
+    env.ctx(&["build"]).assert().success();
+    let question = "how do I silence the nagging warning about a variable I haven't gotten \
+                    around to using yet?";
+    let r = env.json(&["search", "--no-build", question]);
+    assert_eq!(
+        r["absent"],
+        serde_json::json!(["silence", "nagging", "gotten", "around", "yet"]),
+        "{r}"
+    );
+    assert_eq!(r["hits"][0]["title_path"][1], "Unused Variables", "{r}");
+    let keywords = "silence nagging warning variable gotten around yet";
+    let r = env.json(&["search", "--no-build", keywords]);
+    assert_eq!(r["no_evidence"], true, "{r}");
+}
