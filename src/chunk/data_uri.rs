@@ -15,6 +15,8 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
+use super::Chunk;
+
 /// A payload shorter than this (an inline icon, a 1×1 pixel) stays as written.
 pub const MIN_ELIDED_BYTES: usize = 256;
 
@@ -45,9 +47,16 @@ pub(crate) struct Elided {
 impl Elided {
     /// The source offset of `at`, an offset in [`Elided::text`] that is not
     /// inside a marker (chunk boundaries fall at block or line boundaries).
-    pub(crate) fn source_offset(&self, at: usize) -> usize {
+    fn source_offset(&self, at: usize) -> usize {
         let k = self.shifts.partition_point(|&(end, _)| end <= at);
         at + k.checked_sub(1).map_or(0, |k| self.shifts[k].1)
+    }
+
+    /// Moves the byte ranges of chunks cut from [`Elided::text`] onto the source.
+    pub(crate) fn map_back(&self, chunks: &mut [Chunk]) {
+        for c in chunks {
+            c.bytes = c.bytes.map(|at| self.source_offset(at));
+        }
     }
 }
 

@@ -51,9 +51,7 @@ pub fn chunk_markdown(doc: &str, source: &str, opts: &ChunkOptions) -> Chunked {
         last.bytes[1] = text.len();
     }
     if let Some(e) = &elided {
-        for c in &mut chunks {
-            c.bytes = c.bytes.map(|at| e.source_offset(at));
-        }
+        e.map_back(&mut chunks);
     }
     let lines = LineIndex::new(source);
     for c in &mut chunks {

@@ -72,9 +72,7 @@ pub fn chunk_code(doc: &str, source: &str, lang: &LanguageSpec, opts: &ChunkOpti
         symbols_or_lines(doc, text, lang, opts, &mut notes)
     };
     if let Some(e) = &elided {
-        for c in &mut chunks {
-            c.bytes = c.bytes.map(|at| e.source_offset(at));
-        }
+        e.map_back(&mut chunks);
     }
     id::assign(&mut chunks);
     Chunked {
