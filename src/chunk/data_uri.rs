@@ -7,15 +7,17 @@
 //! naming its size, `…(325KB-elided)`, with no space, quote, bracket or line
 //! break, so the Markdown around it (an image, an HTML attribute, a reference
 //! definition) keeps its structure and the document keeps its line count.
-//! The chunker runs on the elided text and maps its byte ranges back, so
-//! ranges still tile the source file and line citations point at the image.
+//! A chunker runs on the elided text ([`chunk_elided`]) and its byte ranges
+//! are mapped back, so ranges still tile the source and line citations point
+//! at the image. Only chunk text is elided: a relayed value is stored and
+//! resolved as it came.
 
 use std::borrow::Cow;
 use std::sync::LazyLock;
 
 use regex::Regex;
 
-use super::Chunk;
+use super::{Chunk, Chunked};
 
 /// A payload shorter than this (an inline icon, a 1×1 pixel) stays as written.
 pub const MIN_ELIDED_BYTES: usize = 256;
@@ -37,9 +39,9 @@ static DATA_URI: LazyLock<Regex> = LazyLock::new(|| {
 
 /// A document with its long data URI payloads replaced by markers.
 #[derive(Debug)]
-pub(crate) struct Elided {
+struct Elided {
     /// The text the chunker reads.
-    pub(crate) text: String,
+    text: String,
     /// `(end of a marker in `text`, bytes removed up to there)`, in order.
     shifts: Vec<(usize, usize)>,
 }
@@ -53,15 +55,27 @@ impl Elided {
     }
 
     /// Moves the byte ranges of chunks cut from [`Elided::text`] onto the source.
-    pub(crate) fn map_back(&self, chunks: &mut [Chunk]) {
+    fn map_back(&self, chunks: &mut [Chunk]) {
         for c in chunks {
             c.bytes = c.bytes.map(|at| self.source_offset(at));
         }
     }
 }
 
+/// The chunks `chunk` cuts from `text` with its long data URI payloads
+/// elided, their byte ranges moved back onto `text`. Lines need no moving (a
+/// marker is on its payload's line) and IDs hash the chunk text.
+pub fn chunk_elided(text: &str, chunk: impl FnOnce(&str) -> Chunked) -> Chunked {
+    let Some(e) = elide(text) else {
+        return chunk(text);
+    };
+    let mut out = chunk(&e.text);
+    e.map_back(&mut out.chunks);
+    out
+}
+
 /// `text` with every long data URI payload elided, or `None` when it has none.
-pub(crate) fn elide(text: &str) -> Option<Elided> {
+fn elide(text: &str) -> Option<Elided> {
     let mut out = String::new();
     let mut shifts = Vec::new();
     let mut copied = 0;

@@ -17,22 +17,18 @@
 //!   inside a fence, table, list, HTML block or blockquote. One block that alone is
 //!   over the limit is split at line boundaries; a fence is re-opened and closed in
 //!   each part and a table repeats its header, so every part is valid Markdown.
-//! - A long inline `data:` URI payload (an embedded image) is elided from the
-//!   text, the ranges still covering it (see [`super::data_uri`]).
 
 pub mod comments;
 mod split;
 
 use pulldown_cmark::{Event, Options, Parser, Tag, TagEnd};
 
-use super::{Chunk, ChunkKind, ChunkOptions, Chunked, LineIndex, data_uri, id};
+use super::{Chunk, ChunkKind, ChunkOptions, Chunked, LineIndex, id};
 use crate::tokens;
 use split::split_section;
 
 /// Chunks one Markdown document. `doc` is the path relative to the segment root.
-pub fn chunk_markdown(doc: &str, source: &str, opts: &ChunkOptions) -> Chunked {
-    let elided = data_uri::elide(source);
-    let text = elided.as_ref().map_or(source, |e| e.text.as_str());
+pub fn chunk_markdown(doc: &str, text: &str, opts: &ChunkOptions) -> Chunked {
     let meta = front_matter(text);
     let blocks = top_level_blocks(text, meta.body_start);
     let sections = sections(doc, text, &meta, &blocks);
@@ -50,10 +46,7 @@ pub fn chunk_markdown(doc: &str, source: &str, opts: &ChunkOptions) -> Chunked {
     {
         last.bytes[1] = text.len();
     }
-    if let Some(e) = &elided {
-        e.map_back(&mut chunks);
-    }
-    let lines = LineIndex::new(source);
+    let lines = LineIndex::new(text);
     for c in &mut chunks {
         c.lines = lines.range(c.bytes[0], c.bytes[1]);
     }

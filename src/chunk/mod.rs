@@ -313,11 +313,12 @@ impl DocFormat {
     }
 }
 
-/// Chunks one document with the chunker `format` calls for.
+/// Chunks one document with the chunker `format` calls for, long data URI
+/// payloads elided from its text (see [`data_uri`]).
 pub fn chunk_document(doc: &str, text: &str, format: DocFormat, opts: &ChunkOptions) -> Chunked {
-    match format {
+    data_uri::chunk_elided(text, |text| match format {
         DocFormat::Markdown => markdown::chunk_markdown(doc, text, opts),
         DocFormat::Code(lang) => code::chunk_code(doc, text, lang, opts),
         DocFormat::Text => text::chunk_text(doc, text, &[doc.to_string()], opts),
-    }
+    })
 }

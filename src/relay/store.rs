@@ -13,7 +13,7 @@ use super::preview::{self, MediaType, PreviewOptions};
 use super::reference::{self, RefId};
 use crate::catalog::Catalog;
 use crate::catalog::boxes::BoxRow;
-use crate::chunk::{ChunkOptions, markdown, text};
+use crate::chunk::{ChunkOptions, data_uri, markdown, text};
 use crate::error::{Error, Result};
 use crate::hash::sha256_hex;
 use crate::index::SearchIndex;
@@ -219,18 +219,20 @@ fn index_value(
     let indexed = &value[..cut];
     let root = vec![row.tool.clone()];
     let opts = ChunkOptions::default();
-    let chunks = match media {
-        MediaType::Json => text::chunk_json(&doc, indexed, &root, &opts).chunks,
-        MediaType::Markdown => {
-            let mut c = markdown::chunk_markdown(&doc, indexed, &opts).chunks;
-            for chunk in &mut c {
-                chunk.title_path.insert(0, row.tool.clone());
-            }
-            crate::chunk::id::assign(&mut c);
-            c
+    // An image inlined in a fetched page is no text to search: chunk text is
+    // elided, the stored value (what `resolve` reads) is not.
+    let mut chunks = data_uri::chunk_elided(indexed, |indexed| match media {
+        MediaType::Json => text::chunk_json(&doc, indexed, &root, &opts),
+        MediaType::Markdown => markdown::chunk_markdown(&doc, indexed, &opts),
+        MediaType::Html | MediaType::Text => text::chunk_text(&doc, indexed, &root, &opts),
+    })
+    .chunks;
+    if media == MediaType::Markdown {
+        for chunk in &mut chunks {
+            chunk.title_path.insert(0, row.tool.clone());
         }
-        MediaType::Html | MediaType::Text => text::chunk_text(&doc, indexed, &root, &opts).chunks,
-    };
+        crate::chunk::id::assign(&mut chunks);
+    }
     let _lock = FileLock::acquire(&seg.build_lock(), LockKind::Build, lock_timeout)?;
     let mut catalog = Catalog::open(&seg.db_path())?;
     if let Some(theirs) = catalog.box_with_content(&row.session, &row.tool, &row.sha256)?

@@ -564,3 +564,41 @@ fn prompt_cases() {
                 .and(predicate::str::contains("tool_nam")),
         );
 }
+
+/// A fetched HTML page with an inlined image is boxed whole: its chunks
+/// hold the page's words and a size marker, not the base64, so a search
+/// finds the text and the image costs a hit nothing; `resolve` still
+/// returns the exact bytes, and the hit's lines read the image's line.
+#[test]
+fn an_inlined_image_in_a_boxed_page_is_elided_from_its_chunks_not_its_value() {
+    let env = Env::empty();
+    env.write("notes.md", "# Notes\n\nNothing here.\n");
+    env.ctx(&["build"]).assert().success();
+    let payload = "iVBORw0KGgoAAAANSUhEUgAA".repeat(3_000);
+    let page = format!(
+        "<html><body>\n<h1>Release notes</h1>\n<p>The ingest queue now retries on throttling.</p>\n\
+         <img alt=\"chart\" src=\"data:image/png;base64,{payload}\">\n<p>Thanks to all.</p>\n</body></html>\n"
+    );
+    let r = boxed(env.path(), &page, &["--tool", "fetch"])
+        .trim()
+        .to_string();
+    assert!(r.starts_with("internal://"), "{r}");
+    let hits = env.json(&[
+        "search",
+        "ingest queue retries throttling",
+        "--scope",
+        "relay",
+    ]);
+    let hit = &hits["hits"][0];
+    assert!(hit["token_est"].as_u64().expect("tokens") < 200, "{hit}");
+    let got = env.json(&["get", hit["id"].as_str().expect("id")]);
+    let text = got["chunks"][0]["text"].as_str().expect("text");
+    assert!(
+        text.contains("src=\"data:image/png;base64,…(70KB-elided)\">"),
+        "{text}"
+    );
+    assert!(!text.contains(&payload[..64]), "{text}");
+    assert_eq!(resolve(&env, &["read", &r]), page);
+    let line = resolve(&env, &["lines", &r, "3", "1"]);
+    assert!(line.contains(&payload), "the value keeps the image");
+}

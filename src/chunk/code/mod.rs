@@ -58,12 +58,7 @@ const MAX_ERROR_PERCENT: usize = 25;
 const TINY_GAP_TOKENS: usize = 8;
 
 /// Chunks source file `doc` (its `text` in language `lang`) by symbols.
-pub fn chunk_code(doc: &str, source: &str, lang: &LanguageSpec, opts: &ChunkOptions) -> Chunked {
-    // Symbols are read from the text with long data URI payloads elided (a
-    // marker inside the same string literal, on the same line), so only the
-    // byte ranges need mapping back; lines are the source's.
-    let elided = super::data_uri::elide(source);
-    let text = elided.as_ref().map_or(source, |e| e.text.as_str());
+pub fn chunk_code(doc: &str, text: &str, lang: &LanguageSpec, opts: &ChunkOptions) -> Chunked {
     let mut notes = Vec::new();
     // A blank file has nothing to find; returning no chunks beats one blank chunk.
     let mut chunks = if trim(text).is_empty() {
@@ -71,9 +66,6 @@ pub fn chunk_code(doc: &str, source: &str, lang: &LanguageSpec, opts: &ChunkOpti
     } else {
         symbols_or_lines(doc, text, lang, opts, &mut notes)
     };
-    if let Some(e) = &elided {
-        e.map_back(&mut chunks);
-    }
     id::assign(&mut chunks);
     Chunked {
         chunks,

@@ -520,10 +520,10 @@ fn an_embedded_image_is_elided_and_the_symbols_around_it_are_found() {
         "export function header(): string {{\n  return \"<h1>Shop</h1>\";\n}}\n\nexport const LOGO = \"data:image/png;base64,{}\";\n\nexport function footer(): string {{\n  return \"<p>bye</p>\";\n}}\n",
         "iVBORw0KGgo".repeat(5_000)
     );
-    let chunked = chunk_code(
+    let chunked = crate::chunk::chunk_document(
         "web/logo.ts",
         &text,
-        spec("typescript"),
+        crate::chunk::DocFormat::Code(spec("typescript")),
         &ChunkOptions::default(),
     );
     assert_tiles(&text, &chunked);

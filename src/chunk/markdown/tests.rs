@@ -276,7 +276,10 @@ fn an_embedded_image_is_one_line_of_its_section_not_hundreds_of_parts() {
     let text = format!(
         "---\ntitle: Guide\n---\n# Guide\n\n## Diagram\n\nThe queue feeds the workers:\n\n![arch](data:image/png;base64,{payload})\n\n## Tuning\n\nSet `--workers`.\n"
     );
-    let c = chunk(&text);
+    let opts = ChunkOptions::default();
+    let c =
+        crate::chunk::chunk_document("docs/t.md", &text, crate::chunk::DocFormat::Markdown, &opts)
+            .chunks;
     assert_tiles(&text, &c);
     assert_eq!(c.len(), 2, "{c:#?}");
     assert_eq!(
