@@ -38,7 +38,7 @@ use serde::{Deserialize, Serialize};
 /// chunk or more not grouped with its neighbours, Kubernetes objects named
 /// by `metadata.name`, and a group of records labelled by its first and
 /// last names, 23 a `data:` URI payload of 256 bytes or more elided from
-/// Markdown and code text.
+/// chunk text.
 pub const CHUNKER_VERSION: u32 = 23;
 
 /// What kind of source a chunk came from.
@@ -133,7 +133,7 @@ pub struct DeclaredMember {
 ///
 /// `bytes` and `lines` always describe the source file: the byte ranges of a
 /// document's chunks, in order, tile `[0, len)` exactly. `text` is the chunk's
-/// Markdown or code; it equals the source bytes of its range except for three documented
+/// text; it equals the source bytes of its range except for three documented
 /// rewrites (front matter and BOM are left out of the first chunk, a block split
 /// into parts re-opens and closes its code fence in each part so every chunk is
 /// valid Markdown on its own, and a long inline `data:` URI payload is elided,
