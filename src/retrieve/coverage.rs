@@ -24,14 +24,19 @@ pub const DEFAULT_MIN_COVERAGE: f32 = 0.325;
 pub fn min_coverage_for(kind: &str, base: f32, query: &str, absent: &[String]) -> f32 {
     if kind == ChunkKind::Code.as_str() {
         base * CODE_COVERAGE_FACTOR
-    } else if absent
-        .iter()
-        .any(|w| !everyday::is_everyday(w) || everyday::written_as_name(w, query))
-    {
+    } else if absent.iter().any(|w| names_something(w, query)) {
         base * ABSENT_COVERAGE_FACTOR
     } else {
         base
     }
+}
+
+/// Whether absent `word` of `query` names something the docs are not about
+/// (not everyday English, or written as a name) rather than paraphrasing:
+/// such a word raises the bar ([`ABSENT_COVERAGE_FACTOR`]), any other one is
+/// phrasing ([`PHRASING_WEIGHT`]).
+fn names_something(word: &str, query: &str) -> bool {
+    !everyday::is_everyday(word) || everyday::written_as_name(word, query)
 }
 
 /// Prose coverage threshold, relative to the usual one, for a query with a
@@ -176,9 +181,8 @@ impl Retriever {
             return HashSet::new();
         }
         let stems = |w: &String| self.reader.with_stemmed(|a| tokenizer::analyze(a, w));
-        let (plain, named): (Vec<&String>, Vec<&String>) = absent
-            .iter()
-            .partition(|w| everyday::is_everyday(w) && !everyday::written_as_name(w, query));
+        let (named, plain): (Vec<&String>, Vec<&String>) =
+            absent.iter().partition(|w| names_something(w, query));
         let named: HashSet<String> = named.into_iter().flat_map(stems).collect();
         plain
             .into_iter()
