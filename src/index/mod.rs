@@ -337,6 +337,43 @@ mod tests {
     }
 
     #[test]
+    fn the_code_fields_are_empty_until_a_segment_holds_a_symbol() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let index = SearchIndex::open_or_create(&dir.path().join("index")).expect("create");
+        commit_one(&index, "a.md", 1);
+        let f = index.fields;
+        let empty = index.reader().expect("reader").empty;
+        assert!(empty.contains(&f.name) && empty.contains(&f.symbols));
+        assert!(!empty.contains(&f.body) && !empty.contains(&f.leaf));
+
+        // A second segment holds the symbol; the first still lacks the field.
+        let mut writer = index.writer(1 << 20).expect("writer");
+        let mut code = Chunk::sample(
+            "src/walk.rs",
+            &["src/walk.rs", "walk"],
+            "fn walk() {}",
+            ChunkKind::Code,
+        );
+        code.symbol = Some(Symbol {
+            name: "walk".into(),
+            qualified: "walk".into(),
+            kind: "function".into(),
+            signature: "fn walk()".into(),
+            doc: String::new(),
+            supers: Vec::new(),
+            requires: Vec::new(),
+            decl: false,
+            lines: None,
+            declared: Vec::new(),
+        });
+        writer.add(&code, "").expect("add");
+        writer.commit(2).expect("commit");
+        let reader = index.reader().expect("reader");
+        assert_eq!(reader.searcher.segment_readers().len(), 2);
+        assert!(!reader.empty.contains(&f.name) && !reader.empty.contains(&f.symbols));
+    }
+
+    #[test]
     fn an_index_of_other_fields_is_replaced_by_an_empty_one() {
         let dir = tempfile::tempdir().expect("tempdir");
         let path = dir.path().join("index");
