@@ -22,7 +22,7 @@ use std::path::Path;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
-use super::walk::{Seen, SourceEntry, mtime_ns};
+use super::walk::{Seen, SourceEntry};
 
 /// How close to its walk a recorded mtime makes a state untrusted.
 const RACY_NS: i64 = 2_000_000_000;
@@ -162,13 +162,31 @@ struct Stat {
 const STAT_THREADS: usize = 2;
 
 /// The [`Stat`] of each of `rels` under `root` (following symlinks), in order.
+/// Each is looked up from an open handle on `root`, so the kernel walks only
+/// the relative path: walking the root's own components again for every
+/// path was a third of each `stat` (Python's `os.stat` with and without
+/// `dir_fd` over the 1,367 paths of k8s-enhancements: 6.7 against 9.4 ms).
 fn stat_all(root: &Path, rels: &[&str]) -> Vec<Option<Stat>> {
+    use rustix::fs::{AtFlags, FileType, Mode, OFlags};
+    let flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC;
+    // A root that cannot be opened reads as every path gone: the caller walks.
+    let Ok(dir) = rustix::fs::open(root, flags, Mode::empty()) else {
+        return vec![None; rels.len()];
+    };
     let one = |rel: &&str| {
-        std::fs::metadata(root.join(rel)).ok().map(|m| Stat {
-            size: m.len(),
-            mtime_ns: mtime_ns(&m),
-            is_file: m.is_file(),
-        })
+        let path = if rel.is_empty() { "." } else { *rel };
+        rustix::fs::statat(&dir, path, AtFlags::empty())
+            .ok()
+            .map(|st| Stat {
+                size: st.st_size as u64,
+                // As `mtime_ns` reads std's `Metadata`: 0 before the epoch.
+                mtime_ns: if st.st_mtime < 0 {
+                    0
+                } else {
+                    st.st_mtime * 1_000_000_000 + st.st_mtime_nsec as i64
+                },
+                is_file: FileType::from_raw_mode(st.st_mode).is_file(),
+            })
     };
     let per = rels.len().div_ceil(STAT_THREADS).max(1);
     std::thread::scope(|s| {
@@ -199,6 +217,7 @@ fn paths_digest<'a>(paths: impl Iterator<Item = &'a str>) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::sources::walk::mtime_ns;
     use std::time::{Duration, SystemTime};
 
     /// A walk's state of `root` as if it began at `at`, seeing `dirs` as they
@@ -228,7 +247,22 @@ mod tests {
     fn a_state_holds_only_when_old_enough_and_for_the_same_files() {
         let dir = tempfile::tempdir().expect("tempdir");
         std::fs::write(dir.path().join("a.md"), "# A\n").expect("write");
+        std::fs::create_dir(dir.path().join("docs")).expect("mkdir");
+        std::fs::write(dir.path().join("docs/b.md"), "# B!\n").expect("write");
         let later = SystemTime::now() + Duration::from_secs(60);
+        let nested = state(dir.path(), later, &["", "docs"], &["a.md", "docs/b.md"]);
+        let files = nested
+            .files_now(dir.path(), ["docs/b.md", "a.md"].into_iter())
+            .expect("holds");
+        // Sizes and mtimes as the walk reads them, so an unchanged file is
+        // not read again.
+        for (f, size) in files.iter().zip([4, 5]) {
+            let m = std::fs::metadata(dir.path().join(&f.rel)).expect("stat");
+            assert_eq!((f.size, f.mtime_ns), (size, mtime_ns(&m)), "{}", f.rel);
+        }
+        std::fs::remove_file(dir.path().join("docs/b.md")).expect("remove");
+        std::fs::remove_dir(dir.path().join("docs")).expect("rmdir");
+
         let old = state(dir.path(), later, &[""], &["a.md"]);
         let files = old
             .files_now(dir.path(), ["a.md"].into_iter())
