@@ -280,46 +280,51 @@ fn build_once(
     let mut seen = Seen::default();
     let mut writer: Option<IndexWriter> = None;
     let mut chunking = Duration::ZERO;
-    let rows = std::thread::scope(|s| {
-        let (send, receive) = std::sync::mpsc::sync_channel::<Arc<Vec<Fresh>>>(0);
-        let catalog = &mut catalog;
-        let rows = s.spawn(move || write_rows(catalog, receive, committed, generation));
-        let fed = (|| -> Result<()> {
-            for batch in &batches {
-                let started = Instant::now();
-                let outcomes =
-                    read::read_and_chunk(batch, &known, settings, &chunk_opts, opts.progress);
-                chunking += started.elapsed();
-                let fresh = seen.take(outcomes, &mut skips);
-                if fresh.is_empty() {
-                    continue;
-                }
-                let w = match &mut writer {
-                    Some(w) => w,
-                    None => writer.insert(start_writer(&index, todo_bytes, full)?),
-                };
-                let fresh = Arc::new(fresh);
-                // A closed channel means the catalog writer failed; its error
-                // is the one to report.
-                if send.send(Arc::clone(&fresh)).is_err() {
-                    break;
-                }
-                for f in fresh.iter() {
-                    w.delete_doc(&f.entry.rel);
-                    for c in &f.chunks {
-                        w.add(c, "docs")?;
+    // A refresh that finds nothing to read starts no catalog writer thread.
+    let rows = if batches.is_empty() {
+        None
+    } else {
+        std::thread::scope(|s| {
+            let (send, receive) = std::sync::mpsc::sync_channel::<Arc<Vec<Fresh>>>(0);
+            let catalog = &mut catalog;
+            let rows = s.spawn(move || write_rows(catalog, receive, committed, generation));
+            let fed = (|| -> Result<()> {
+                for batch in &batches {
+                    let started = Instant::now();
+                    let outcomes =
+                        read::read_and_chunk(batch, &known, settings, &chunk_opts, opts.progress);
+                    chunking += started.elapsed();
+                    let fresh = seen.take(outcomes, &mut skips);
+                    if fresh.is_empty() {
+                        continue;
                     }
+                    let w = match &mut writer {
+                        Some(w) => w,
+                        None => writer.insert(start_writer(&index, todo_bytes, full)?),
+                    };
+                    let fresh = Arc::new(fresh);
+                    // A closed channel means the catalog writer failed; its error
+                    // is the one to report.
+                    if send.send(Arc::clone(&fresh)).is_err() {
+                        break;
+                    }
+                    for f in fresh.iter() {
+                        w.delete_doc(&f.entry.rel);
+                        for c in &f.chunks {
+                            w.add(c, "docs")?;
+                        }
+                    }
+                    seen.keep(fresh, batches.len() == 1);
                 }
-                seen.keep(fresh, batches.len() == 1);
-            }
-            Ok(())
-        })();
-        drop(send);
-        let rows = rows
-            .join()
-            .unwrap_or_else(|_| Err(Error::Invalid("the catalog writer panicked".into())));
-        fed.and(rows)
-    })?;
+                Ok(())
+            })();
+            drop(send);
+            let rows = rows
+                .join()
+                .unwrap_or_else(|_| Err(Error::Invalid("the catalog writer panicked".into())));
+            fed.and(rows)
+        })?
+    };
     clock.phases.push(Phase {
         name: "chunk",
         seconds: chunking.as_secs_f64(),
