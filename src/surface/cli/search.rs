@@ -281,6 +281,7 @@ pub(super) fn search(cli: &Cli, p: &Printer, args: &SearchArgs) -> anyhow::Resul
             }
         }
     }
+    super::leave_to_exit(r);
     Ok(if result.no_evidence {
         ExitCode::from(1)
     } else {
@@ -337,6 +338,7 @@ pub(super) fn get(cli: &Cli, p: &Printer, args: &GetArgs) -> anyhow::Result<Exit
             p.note(&format!("hint: {h}"));
         }
     }
+    super::leave_to_exit(r);
     Ok(ExitCode::SUCCESS)
 }
 
@@ -377,6 +379,7 @@ pub(super) fn evidence(cli: &Cli, p: &Printer, args: &EvidenceArgs) -> anyhow::R
             p.note(&format!("hint: {h}"));
         }
     }
+    super::leave_to_exit(r);
     Ok(if ev.no_evidence {
         ExitCode::from(1)
     } else {
