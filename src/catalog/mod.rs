@@ -159,6 +159,14 @@ impl Catalog {
         })
     }
 
+    /// Makes this connection refuse writes from now on (`PRAGMA query_only`),
+    /// for a build's connection a search goes on reading through.
+    pub fn read_only(&self) -> Result<()> {
+        self.conn
+            .execute_batch("PRAGMA query_only=1;")
+            .map_err(|e| self.err(e))
+    }
+
     /// The underlying connection (for the relay's tables).
     pub fn conn(&self) -> &Connection {
         &self.conn
@@ -384,4 +392,20 @@ pub fn set_aside(path: &Path) -> Result<PathBuf> {
         }
     }
     Ok(aside(".damaged"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_connection_made_read_only_still_reads_and_refuses_writes() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let catalog = Catalog::open(&dir.path().join("context.db")).expect("open");
+        catalog.set_meta("key", "one").expect("write");
+        catalog.read_only().expect("read-only");
+        assert_eq!(catalog.meta("key").expect("read").as_deref(), Some("one"));
+        assert!(catalog.set_meta("key", "two").is_err());
+        assert_eq!(catalog.meta("key").expect("read").as_deref(), Some("one"));
+    }
 }

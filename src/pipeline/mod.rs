@@ -189,13 +189,23 @@ pub fn build(seg: &Segment, settings: &Settings, opts: &BuildOptions<'_>) -> Res
     build_and_open(seg, settings, opts).map(|(report, _)| report)
 }
 
-/// [`build`], returning the index it committed to, whose reader a search can
-/// take over instead of opening the index again.
+/// The index and the catalog a build committed to, still open.
+pub struct Opened {
+    /// The index, whose reader a search can reload instead of opening it.
+    pub index: SearchIndex,
+    /// The catalog connection, made read-only: opening the file again and
+    /// closing the build's connection (the last one closes the WAL) cost a
+    /// search 0.6 ms.
+    pub catalog: Catalog,
+}
+
+/// [`build`], returning the index and catalog it committed to, which a
+/// search can read through instead of opening them again.
 pub fn build_and_open(
     seg: &Segment,
     settings: &Settings,
     opts: &BuildOptions<'_>,
-) -> Result<(BuildReport, SearchIndex)> {
+) -> Result<(BuildReport, Opened)> {
     repair::setting_aside_damaged_catalog(seg, opts, || build_once(seg, settings, opts))
 }
 
@@ -203,7 +213,7 @@ fn build_once(
     seg: &Segment,
     settings: &Settings,
     opts: &BuildOptions<'_>,
-) -> Result<(BuildReport, SearchIndex)> {
+) -> Result<(BuildReport, Opened)> {
     let started = Instant::now();
     let mut clock = Clock::new();
     store::ensure_dir(&seg.ctx_dir())?;
@@ -403,7 +413,7 @@ fn build_once(
             phases: clock.phases,
             ..BuildReport::default()
         };
-        return Ok((report, index));
+        return Ok((report, Opened::new(index, catalog)?));
     }
 
     // A pack-only rewrite commits no new rows: bumping the generation there
@@ -511,7 +521,14 @@ fn build_once(
         generation,
         phases: clock.phases,
     };
-    Ok((report, index))
+    Ok((report, Opened::new(index, catalog)?))
+}
+
+impl Opened {
+    fn new(index: SearchIndex, catalog: Catalog) -> Result<Opened> {
+        catalog.read_only()?;
+        Ok(Opened { index, catalog })
+    }
 }
 
 fn now_ns() -> i64 {

@@ -3,10 +3,9 @@
 //! damaged catalog, which also records boxed tool outputs, only by a full
 //! build, which sets the file aside rather than deleting it.
 
-use super::{BuildOptions, BuildReport};
+use super::{BuildOptions, BuildReport, Opened};
 use crate::catalog;
 use crate::error::{Error, Result, Warning, WarningKind};
-use crate::index::SearchIndex;
 use crate::pack::lock::{FileLock, LockKind};
 use crate::segment::{CTX_DIR, Segment};
 
@@ -15,8 +14,8 @@ use crate::segment::{CTX_DIR, Segment};
 pub(super) fn setting_aside_damaged_catalog(
     seg: &Segment,
     opts: &BuildOptions<'_>,
-    build: impl Fn() -> Result<(BuildReport, SearchIndex)>,
-) -> Result<(BuildReport, SearchIndex)> {
+    build: impl Fn() -> Result<(BuildReport, Opened)>,
+) -> Result<(BuildReport, Opened)> {
     match build() {
         Err(Error::DamagedCatalog { path, message }) if opts.full => {
             let aside = {
@@ -24,7 +23,7 @@ pub(super) fn setting_aside_damaged_catalog(
                     FileLock::acquire(&seg.build_lock(), LockKind::Build, opts.lock_timeout)?;
                 catalog::set_aside(&path)?
             };
-            let (mut report, index) = build()?;
+            let (mut report, opened) = build()?;
             let name = |p: &std::path::Path| {
                 p.file_name()
                     .map(|n| n.to_string_lossy().into_owned())
@@ -41,7 +40,7 @@ pub(super) fn setting_aside_damaged_catalog(
                     ),
                 ),
             );
-            Ok((report, index))
+            Ok((report, opened))
         }
         other => other,
     }

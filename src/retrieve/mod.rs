@@ -68,7 +68,12 @@ impl Retriever {
     /// Opens the last committed state of `seg`, reading it through `index`
     /// (already open: a build just committed to it).
     pub fn with_index(seg: &Segment, index: &SearchIndex) -> Result<Retriever> {
-        let catalog = Catalog::open_read(&seg.db_path())?;
+        Retriever::with_open(seg, index, Catalog::open_read(&seg.db_path())?)
+    }
+
+    /// [`Retriever::with_index`] reading through `catalog`, already open (a
+    /// build's connection, made read-only).
+    pub fn with_open(seg: &Segment, index: &SearchIndex, catalog: Catalog) -> Result<Retriever> {
         let reader = index.reader()?;
         Ok(Retriever {
             seg: seg.clone(),

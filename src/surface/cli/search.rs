@@ -10,7 +10,6 @@ use std::time::Duration;
 use super::{Cli, open};
 use crate::config::Settings;
 use crate::error::Error;
-use crate::index::SearchIndex;
 use crate::pipeline::{self, BuildOptions};
 use crate::relay::store::DEFAULT_SESSION;
 use crate::rerank::Reranker;
@@ -162,7 +161,7 @@ pub fn refreshed(
     p: &Printer,
 ) -> anyhow::Result<Retriever> {
     let retriever = match refreshed_index(seg, settings, no_build, p)? {
-        Some(index) => Retriever::with_index(seg, &index)?,
+        Some(opened) => Retriever::with_open(seg, &opened.index, opened.catalog)?,
         None => Retriever::open(seg)?,
     };
     Ok(retriever)
@@ -173,7 +172,7 @@ fn refreshed_index(
     settings: &Settings,
     no_build: bool,
     p: &Printer,
-) -> anyhow::Result<Option<SearchIndex>> {
+) -> anyhow::Result<Option<pipeline::Opened>> {
     if no_build {
         return Ok(None);
     }
@@ -183,14 +182,14 @@ fn refreshed_index(
         ..BuildOptions::default()
     };
     match pipeline::build_and_open(seg, settings, &opts) {
-        Ok((r, index)) => {
+        Ok((r, opened)) => {
             if p.verbose > 0 && !r.noop {
                 p.note(&format!(
                     "refreshed pack: {} changed, {} removed",
                     r.changed, r.removed
                 ));
             }
-            Ok(Some(index))
+            Ok(Some(opened))
         }
         Err(Error::LockTimeout { .. }) if seg.index_dir().join("meta.json").exists() => Ok(None),
         Err(e @ Error::SourcesGone { .. }) => {
