@@ -105,8 +105,11 @@ def bench_build(ctx, name):
 def bench_search(ctx, seg, queries):
     files = [os.path.join(b, f) for b, _, fs in os.walk(seg) for f in fs if f.endswith(".md") and "_ctx" not in b]
     ctx_ms = statistics.median(median_ms([ctx, "-s", seg, "search", "--no-build", q], n=7) for q in queries)
+    # What a user runs: the search refreshes the pack first (a no-op here).
+    fresh_ms = statistics.median(median_ms([ctx, "-s", seg, "search", q], n=7) for q in queries)
     rg = shutil.which("rg")
-    line = f"search wall time incl. process start, median over {len(queries)} queries: ctx {ctx_ms:.1f} ms"
+    line = (f"search wall time incl. process start, median over {len(queries)} queries: "
+            f"ctx {ctx_ms:.1f} ms with --no-build, {fresh_ms:.1f} ms with its refresh")
     if rg:
         rg_ms = statistics.median(median_ms([rg, "-i", "-c", q.split()[0], seg, "--glob", "*.md"], n=7) for q in queries)
         line += f"; rg -i -c {rg_ms:.1f} ms (ctx/rg {ctx_ms/rg_ms:.2f}x)"
