@@ -197,6 +197,26 @@ impl Chunk {
             lang: None,
         }
     }
+
+    /// A Rust function chunk named `name`, for tests.
+    pub(crate) fn sample_code(doc: &str, title_path: &[&str], name: &str, text: &str) -> Chunk {
+        Chunk {
+            symbol: Some(Symbol {
+                name: name.into(),
+                qualified: name.into(),
+                kind: "function".into(),
+                signature: String::new(),
+                doc: String::new(),
+                supers: Vec::new(),
+                requires: Vec::new(),
+                decl: false,
+                lines: None,
+                declared: Vec::new(),
+            }),
+            lang: Some("rust".into()),
+            ..Chunk::sample(doc, title_path, text, ChunkKind::Code)
+        }
+    }
 }
 
 /// Options every chunker takes.

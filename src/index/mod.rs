@@ -348,24 +348,12 @@ mod tests {
 
         // A second segment holds the symbol; the first still lacks the field.
         let mut writer = index.writer(1 << 20).expect("writer");
-        let mut code = Chunk::sample(
+        let code = Chunk::sample_code(
             "src/walk.rs",
             &["src/walk.rs", "walk"],
+            "walk",
             "fn walk() {}",
-            ChunkKind::Code,
         );
-        code.symbol = Some(Symbol {
-            name: "walk".into(),
-            qualified: "walk".into(),
-            kind: "function".into(),
-            signature: "fn walk()".into(),
-            doc: String::new(),
-            supers: Vec::new(),
-            requires: Vec::new(),
-            decl: false,
-            lines: None,
-            declared: Vec::new(),
-        });
         writer.add(&code, "").expect("add");
         writer.commit(2).expect("commit");
         let reader = index.reader().expect("reader");

@@ -316,91 +316,71 @@ fn has_test_attribute(text: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::chunk::Symbol;
-
-    fn code(doc: &str, title: &[&str], name: &str, text: &str) -> Chunk {
-        Chunk {
-            symbol: Some(Symbol {
-                name: name.into(),
-                qualified: name.into(),
-                kind: "function".into(),
-                signature: String::new(),
-                doc: String::new(),
-                supers: Vec::new(),
-                requires: Vec::new(),
-                decl: false,
-                lines: None,
-                declared: Vec::new(),
-            }),
-            lang: Some("rust".into()),
-            ..Chunk::sample(doc, title, text, ChunkKind::Code)
-        }
-    }
 
     #[test]
     fn tests_are_flagged_by_path_module_name_and_attribute() {
         let t = |c: &Chunk| flags(c) & TEST != 0;
-        assert!(t(&code(
+        assert!(t(&Chunk::sample_code(
             "tests/walk.rs",
             &["tests/walk.rs", "f"],
             "f",
             "fn f() {}"
         )));
-        assert!(t(&code(
+        assert!(t(&Chunk::sample_code(
             "src/walk.rs",
             &["src/walk.rs", "tests", "f"],
             "f",
             "fn f() {}"
         )));
-        assert!(t(&code(
+        assert!(t(&Chunk::sample_code(
             "src/a.rs",
             &["src/a.rs", "f"],
             "f",
             "#[test]\nfn f() {}"
         )));
-        assert!(t(&code(
+        assert!(t(&Chunk::sample_code(
             "src/a.rs",
             &["src/a.rs", "f"],
             "f",
             "#[tokio::test]\nfn f() {}"
         )));
-        assert!(t(&code(
+        assert!(t(&Chunk::sample_code(
             "pkg/a_test.go",
             &["pkg/a_test.go", "F"],
             "F",
             "func F() {}"
         )));
-        assert!(t(&code(
+        assert!(t(&Chunk::sample_code(
             "a.py",
             &["a.py", "test_x"],
             "test_x",
             "def test_x(): pass"
         )));
-        assert!(t(&code(
+        assert!(t(&Chunk::sample_code(
             "A.java",
             &["A.java", "ATests", "x"],
             "x",
             "void x() {}"
         )));
-        assert!(!t(&code(
+        assert!(!t(&Chunk::sample_code(
             "src/walk.rs",
             &["src/walk.rs", "f"],
             "f",
             "fn f() {}"
         )));
-        assert!(!t(&code(
+        assert!(!t(&Chunk::sample_code(
             "src/a.rs",
             &["src/a.rs", "f"],
             "f",
             "#[cfg(not(test))]\nfn f() {}"
         )));
-        assert!(!t(&code(
+        assert!(!t(&Chunk::sample_code(
             "src/a.rs",
             &["src/a.rs", "testing_mode"],
             "testing_mode",
             "fn x(){}"
         )));
-        assert!(!t(&code(
+        assert!(!t(&Chunk::sample_code(
             "src/contest.rs",
             &["src/contest.rs", "Testy"],
             "Testy",
@@ -410,16 +390,16 @@ mod tests {
 
     #[test]
     fn examples_and_prose() {
-        let ex = code(
+        let ex = Chunk::sample_code(
             "examples/walk.rs",
             &["examples/walk.rs", "main"],
             "main",
             "",
         );
         assert_eq!(flags(&ex), EXAMPLE);
-        let lib = code("src/a.rs", &["src/a.rs", "A"], "A", "struct A;");
+        let lib = Chunk::sample_code("src/a.rs", &["src/a.rs", "A"], "A", "struct A;");
         assert_eq!(flags(&lib), 0);
-        let mut md = code("tests/README.md", &["Tests"], "", "#[test]");
+        let mut md = Chunk::sample_code("tests/README.md", &["Tests"], "", "#[test]");
         md.kind = ChunkKind::Markdown;
         assert_eq!(flags(&md), 0);
     }
@@ -430,7 +410,7 @@ mod tests {
         assert!(is_contents(toc));
         let book = "# The Book\n\n[Foreword](foreword.md)\n\n1. [Getting Started](ch01-00-getting-started.md)\n2. [Hello](ch01-02-hello-world.html#hello)\n";
         assert!(is_contents(book));
-        let mut md = code("README.md", &["Table of Contents"], "", toc);
+        let mut md = Chunk::sample_code("README.md", &["Table of Contents"], "", toc);
         md.kind = ChunkKind::Markdown;
         assert_eq!(flags(&md), CONTENTS);
         md.kind = ChunkKind::Text;
@@ -449,7 +429,14 @@ mod tests {
 
     #[test]
     fn bare_container_openings_are_glue() {
-        let glue = |text: &str| flags(&code("src/a.rs", &["src/a.rs", "A"], "A", text)) == GLUE;
+        let glue = |text: &str| {
+            flags(&Chunk::sample_code(
+                "src/a.rs",
+                &["src/a.rs", "A"],
+                "A",
+                text,
+            )) == GLUE
+        };
         assert!(glue("\nimpl A {\n"));
         assert!(glue(
             "#[cfg(unix)]\nimpl<T: Clone> Visit for A<T>\nwhere T: Send {\n"
@@ -467,7 +454,7 @@ mod tests {
             "mod tests {\n    use super::*;\n    use std::io;\n    use std::fs;\n"
         ));
         // Text between symbols is not a container's opening.
-        let mut gap = code("src/a.rs", &["src/a.rs"], "", "impl A {\n");
+        let mut gap = Chunk::sample_code("src/a.rs", &["src/a.rs"], "", "impl A {\n");
         gap.symbol = None;
         assert_eq!(flags(&gap), 0);
     }
@@ -479,7 +466,7 @@ mod tests {
             "{doc}pub fn git_global(&mut self, yes: bool) -> &mut Self {{\n    self.opts.git_global = yes;\n    self\n}}\n"
         );
         assert_eq!(
-            flags(&code(
+            flags(&Chunk::sample_code(
                 "src/walk.rs",
                 &["src/walk.rs", "git_global"],
                 "git_global",
@@ -491,7 +478,7 @@ mod tests {
         let body = "    let x = 1;\n".repeat(8);
         let work = format!("{doc}fn matched(&self) -> bool {{\n{body}    true\n}}\n");
         assert_eq!(
-            flags(&code(
+            flags(&Chunk::sample_code(
                 "src/dir.rs",
                 &["src/dir.rs", "matched"],
                 "matched",
@@ -501,8 +488,16 @@ mod tests {
         );
         // Nor is a short function without much of a comment, or a type.
         let short = "/// Yes.\nfn f() -> bool {\n    true\n}\n";
-        assert_eq!(flags(&code("src/a.rs", &["src/a.rs", "f"], "f", short)), 0);
-        let mut ty = code(
+        assert_eq!(
+            flags(&Chunk::sample_code(
+                "src/a.rs",
+                &["src/a.rs", "f"],
+                "f",
+                short
+            )),
+            0
+        );
+        let mut ty = Chunk::sample_code(
             "src/a.rs",
             &["src/a.rs", "A"],
             "A",
