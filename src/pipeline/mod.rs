@@ -193,9 +193,9 @@ pub fn build(seg: &Segment, settings: &Settings, opts: &BuildOptions<'_>) -> Res
 pub struct Opened {
     /// The index, whose reader a search can reload instead of opening it.
     pub index: SearchIndex,
-    /// The catalog connection, made read-only: opening the file again and
-    /// closing the build's connection (the last one closes the WAL) cost a
-    /// search 0.6 ms.
+    /// The build's catalog connection: a search reading through it instead
+    /// of opening the file again (and closing this one, the last, which
+    /// closes the WAL) saves 0.6 ms.
     pub catalog: Catalog,
 }
 
@@ -413,7 +413,7 @@ fn build_once(
             phases: clock.phases,
             ..BuildReport::default()
         };
-        return Ok((report, Opened::new(index, catalog)?));
+        return Ok((report, Opened { index, catalog }));
     }
 
     // A pack-only rewrite commits no new rows: bumping the generation there
@@ -521,14 +521,7 @@ fn build_once(
         generation,
         phases: clock.phases,
     };
-    Ok((report, Opened::new(index, catalog)?))
-}
-
-impl Opened {
-    fn new(index: SearchIndex, catalog: Catalog) -> Result<Opened> {
-        catalog.read_only()?;
-        Ok(Opened { index, catalog })
-    }
+    Ok((report, Opened { index, catalog }))
 }
 
 fn now_ns() -> i64 {

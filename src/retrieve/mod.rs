@@ -72,8 +72,9 @@ impl Retriever {
     }
 
     /// [`Retriever::with_index`] reading through `catalog`, already open (a
-    /// build's connection, made read-only).
+    /// build's connection), which is made read-only from here on.
     pub fn with_open(seg: &Segment, index: &SearchIndex, catalog: Catalog) -> Result<Retriever> {
+        catalog.read_only()?;
         let reader = index.reader()?;
         Ok(Retriever {
             seg: seg.clone(),
