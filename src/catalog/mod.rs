@@ -30,7 +30,7 @@ use crate::sources::Package;
 const PACKAGES_KEY: &str = "packages";
 
 /// The catalog layout this ctx writes (`PRAGMA user_version`).
-const LAYOUT: i64 = 7;
+const LAYOUT: i64 = 8;
 
 /// A file as recorded by the last committed build.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -90,8 +90,9 @@ impl Catalog {
 
     /// Brings an older layout to [`LAYOUT`]. Everything but relay boxes is
     /// derived data: it is dropped (tables and all, so a table whose columns
-    /// changed is made anew) and the next build is a full one. Layout 5 lacks
-    /// only what layout 7 added, so it is brought up in place.
+    /// changed is made anew) and the next build is a full one. Layouts 5 and 7
+    /// lack only tables, columns and indexes added since, so they are brought
+    /// up in place.
     fn migrate(&self) -> rusqlite::Result<()> {
         let version: i64 = self
             .conn
@@ -104,11 +105,12 @@ impl Catalog {
             [],
             |r| r.get(0),
         )?;
-        // Layout 7 added the `skipped` table and `files.notes`.
+        // Layout 7 added the `skipped` table and `files.notes`, layout 8 the
+        // `pages_by_scope` index; the schema below creates what is missing.
         if has_chunks && version == 5 {
             self.conn
                 .execute_batch("ALTER TABLE files ADD COLUMN notes TEXT;")?;
-        } else if has_chunks {
+        } else if has_chunks && version != 7 {
             self.conn.execute_batch(
                 "BEGIN;
                  DROP TABLE IF EXISTS chunks;

@@ -1,4 +1,4 @@
--- ctx catalog, layout 7 (PRAGMA user_version). Derived data except `boxes`: deleting
+-- ctx catalog, layout 8 (PRAGMA user_version). Derived data except `boxes`: deleting
 -- context.db forces a full rebuild.
 CREATE TABLE IF NOT EXISTS meta (
     key   TEXT PRIMARY KEY,
@@ -47,6 +47,9 @@ CREATE TABLE IF NOT EXISTS pages (
     body  BLOB NOT NULL
 );
 CREATE INDEX IF NOT EXISTS pages_by_doc ON pages (doc, gen);
+-- Covers the pack's question "which generation is each document at" without
+-- reading the page rows (7 ms of a one-file rebuild of a 40 MB pack).
+CREATE INDEX IF NOT EXISTS pages_by_scope ON pages (scope, doc, gen);
 -- IDs that no longer exist, with where they were, so a stale ID can point to
 -- the chunk now at the same document and heading path.
 CREATE TABLE IF NOT EXISTS retired (

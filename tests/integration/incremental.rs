@@ -151,8 +151,8 @@ fn older_catalog_layout_is_migrated() {
     assert!(!hits["hits"].as_array().expect("hits").is_empty(), "{hits}");
 }
 
-/// Layout 5 lacked only the skipped-files table and the files' notes: it is
-/// brought to layout 7 in place, without a rebuild.
+/// Layout 5 lacked only the skipped-files table, the files' notes and an
+/// index: it is brought to the current layout in place, without a rebuild.
 #[test]
 fn layout_5_is_migrated_in_place() {
     let env = Env::fixture("demo");
@@ -172,6 +172,44 @@ fn layout_5_is_migrated_in_place() {
     let r = env.json(&["build"]);
     assert_eq!(r["warnings"][0]["kind"], "too_large", "{r}");
     assert_eq!(env.json(&["stats"])["skipped"][0]["path"], "big.md");
+    env.ctx(&["validate"]).assert().success();
+}
+
+/// Layout 7 lacked only the index that covers documents' generations: the next
+/// build adds it in place and rebuilds nothing; an edit after it is still seen.
+#[test]
+fn layout_7_gains_its_index_in_place() {
+    let env = Env::fixture("demo");
+    env.json(&["build"]);
+    let db = env.path().join("_ctx/context.db");
+    let has_index = || -> bool {
+        let c = rusqlite::Connection::open(&db).expect("open");
+        c.query_row(
+            "SELECT count(*) > 0 FROM sqlite_schema WHERE name = 'pages_by_scope'",
+            [],
+            |r| r.get(0),
+        )
+        .expect("schema")
+    };
+    assert!(has_index());
+    {
+        let c = rusqlite::Connection::open(&db).expect("open");
+        c.execute_batch("DROP INDEX pages_by_scope; PRAGMA user_version = 7;")
+            .expect("layout 7");
+    }
+    let r = env.json(&["build"]);
+    assert_eq!(r["full"], false, "{r}");
+    assert_eq!(r["noop"], true, "{r}");
+    assert!(has_index());
+    env.write("docs/ops.md", "# Operations\n\nThe wombat runbook.\n");
+    let r = env.json(&["build"]);
+    assert_eq!(
+        (r["full"].clone(), r["changed"].clone()),
+        (false.into(), 1.into()),
+        "{r}"
+    );
+    let hits = env.json(&["search", "--no-build", "wombat runbook"]);
+    assert_eq!(hits["hits"][0]["doc"], "docs/ops.md", "{hits}");
     env.ctx(&["validate"]).assert().success();
 }
 
