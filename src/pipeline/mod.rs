@@ -7,6 +7,11 @@
 //! 3. old rows are dropped and `meta.generation = g` (transaction 2);
 //! 4. the pack is replaced atomically, then `meta.pack_generation = g`.
 //!
+//! When the pack on disk is the committed one, what step 4 writes is known
+//! before step 2, and the pack is written alongside steps 2 and 3; it is
+//! recorded only after them. A build killed or failing there leaves a new pack
+//! the catalog did not record, which the next build rewrites.
+//!
 //! A build killed anywhere leaves the previous state readable (searches see the
 //! old index snapshot, whose rows are still in the catalog). The next build sees
 //! rows above the committed generation and removes them; if the index payload
@@ -20,7 +25,7 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use serde::Serialize;
 
-use crate::catalog::Catalog;
+use crate::catalog::{Catalog, FileRow};
 use crate::chunk::{self, ChunkOptions};
 use crate::config::Settings;
 use crate::error::{Error, Result, Warning};
@@ -423,52 +428,55 @@ fn build_once(
     } else {
         generation
     };
-    if !nothing_changed {
-        // The index commits only after the rows (a build killed in between
-        // leaves the index behind, which forces a full rebuild).
-        let mut w = match writer {
-            Some(w) => w,
-            None => start_writer(&index, 0, full)?,
+    let memory: pack_out::InMemory<'_> = seen
+        .kept
+        .iter()
+        .flat_map(|batch| batch.iter())
+        .map(|f| (f.entry.rel.as_str(), f.chunks.as_slice()))
+        .collect();
+    // A pack intact and current on disk is the committed state, so what this
+    // build's pack lists is known before the commit: it is written on another
+    // core while the index commits (mostly waiting on fsyncs), which a
+    // one-file rebuild would otherwise pay for one after the other.
+    let ahead = if !nothing_changed && !full && !skip_pack && pack_intact && pack_current {
+        let (changed, touched) = (by_path(&seen.changed), by_path(&seen.touched));
+        let changes = pack_out::Changes {
+            changed: &changed,
+            touched: &touched,
+            removed: &removed,
         };
-        for doc in &removed {
-            w.delete_doc(doc);
-        }
-        w.commit(generation)?;
-    }
-    let chunk_seconds = chunking.as_secs_f64();
-    clock.lap("index");
-    if let Some(p) = clock.phases.last_mut() {
-        // The stage's wall time, less the chunking done within it.
-        p.seconds = (p.seconds - chunk_seconds).max(0.0);
-    }
-    catalog.transaction(|tx| {
-        // No changed file reached the catalog writer, which begins the
-        // generation; removals and touched files still make one.
-        if rows.is_none() && !nothing_changed {
-            tx.begin_generation(committed, generation)?;
-        }
-        if full {
-            tx.drop_docs_before(generation)?;
-        }
-        for (e, row) in &seen.changed {
-            tx.retire_old_chunks(&e.rel, generation)?;
-            tx.drop_old_chunks(&e.rel, generation)?;
-            tx.put_file(&e.rel, row)?;
-        }
-        for (e, row) in &seen.touched {
-            tx.put_file(&e.rel, row)?;
-        }
-        for doc in &removed {
-            tx.retire_old_chunks(doc, generation)?;
-            tx.drop_old_chunks(doc, generation)?;
-            tx.drop_file(doc)?;
-        }
-        skips.save(tx)?;
-        tx.set_meta("generation", &generation.to_string())?;
-        tx.set_meta("settings", &signature)?;
-        tx.set_meta("last_build_ns", &now_ns().to_string())
+        pack_out::Contents::ahead(&catalog, &known, &changes, &memory, generation)?
+    } else {
+        None
+    };
+    let early = std::thread::scope(|s| -> Result<_> {
+        let early = ahead.map(|contents| {
+            s.spawn(|| pack_out::write_pack(seg, settings, None, contents, &memory))
+        });
+        let done = commit(
+            &index,
+            &mut catalog,
+            writer,
+            Commit {
+                committed,
+                generation,
+                full,
+                nothing_changed,
+                rows_written: rows.is_some(),
+                seen: &seen,
+                skips: &mut skips,
+                removed: &removed,
+                signature: &signature,
+            },
+            &mut clock,
+            chunking,
+        );
+        let early = early.map(|h| {
+            h.join()
+                .unwrap_or_else(|_| Err(Error::Invalid("the pack writer panicked".into())))
+        });
+        done.map(|()| early)
     })?;
-    clock.lap("commit");
 
     // The pack is written on one core: move this build's WAL into the
     // database file on the other meanwhile.
@@ -478,21 +486,19 @@ fn build_once(
         if skip_pack {
             return Ok(None);
         }
-        let memory: pack_out::InMemory<'_> = seen
-            .kept
-            .iter()
-            .flat_map(|batch| batch.iter())
-            .map(|f| (f.entry.rel.as_str(), f.chunks.as_slice()))
-            .collect();
-        pack_out::write_pack(
-            seg,
-            settings,
-            &mut catalog,
-            generation,
-            pack_intact,
-            &memory,
-        )
-        .map(Some)
+        let unrecorded = match early {
+            Some(Ok(u)) => u,
+            // Written again from the catalog, now committed: whatever stopped
+            // the early writer (the pack vanished, a full disk) is met again
+            // there and reported. Whether the pack on disk may still be copied
+            // from is asked again: the early writer may have replaced it.
+            _ => {
+                let intact = pack_out::pack_intact(seg, &catalog)?;
+                let contents = pack_out::Contents::committed(&catalog, intact)?;
+                pack_out::write_pack(seg, settings, Some(&catalog), contents, &memory)?
+            }
+        };
+        unrecorded.record(&mut catalog, generation).map(Some)
     })?;
     // Best effort: a reader holding an old snapshot can block truncation, which
     // only costs disk until the next build.
@@ -522,6 +528,86 @@ fn build_once(
         phases: clock.phases,
     };
     Ok((report, Opened { index, catalog }))
+}
+
+/// Each file's path with its row.
+fn by_path(files: &[(SourceEntry, FileRow)]) -> Vec<(&str, &FileRow)> {
+    files.iter().map(|(e, r)| (e.rel.as_str(), r)).collect()
+}
+
+/// What [`commit`] commits.
+struct Commit<'a> {
+    /// The generation committed before this build.
+    committed: u64,
+    /// This build's generation.
+    generation: u64,
+    full: bool,
+    /// Only the pack is rewritten: no new generation.
+    nothing_changed: bool,
+    /// The catalog writer began the generation.
+    rows_written: bool,
+    seen: &'a Seen,
+    skips: &'a mut skips::Skips,
+    removed: &'a [String],
+    signature: &'a str,
+}
+
+/// Commits the index, then the catalog's files and generation (dropping the
+/// rows of the generation before): steps 2 and 3 of the module's order.
+fn commit(
+    index: &SearchIndex,
+    catalog: &mut Catalog,
+    writer: Option<IndexWriter>,
+    c: Commit<'_>,
+    clock: &mut Clock,
+    chunking: Duration,
+) -> Result<()> {
+    if !c.nothing_changed {
+        // The index commits only after the rows (a build killed in between
+        // leaves the index behind, which forces a full rebuild).
+        let mut w = match writer {
+            Some(w) => w,
+            None => start_writer(index, 0, c.full)?,
+        };
+        for doc in c.removed {
+            w.delete_doc(doc);
+        }
+        w.commit(c.generation)?;
+    }
+    clock.lap("index");
+    if let Some(p) = clock.phases.last_mut() {
+        // The stage's wall time, less the chunking done within it.
+        p.seconds = (p.seconds - chunking.as_secs_f64()).max(0.0);
+    }
+    catalog.transaction(|tx| {
+        // No changed file reached the catalog writer, which begins the
+        // generation; removals and touched files still make one.
+        if !c.rows_written && !c.nothing_changed {
+            tx.begin_generation(c.committed, c.generation)?;
+        }
+        if c.full {
+            tx.drop_docs_before(c.generation)?;
+        }
+        for (e, row) in &c.seen.changed {
+            tx.retire_old_chunks(&e.rel, c.generation)?;
+            tx.drop_old_chunks(&e.rel, c.generation)?;
+            tx.put_file(&e.rel, row)?;
+        }
+        for (e, row) in &c.seen.touched {
+            tx.put_file(&e.rel, row)?;
+        }
+        for doc in c.removed {
+            tx.retire_old_chunks(doc, c.generation)?;
+            tx.drop_old_chunks(doc, c.generation)?;
+            tx.drop_file(doc)?;
+        }
+        c.skips.save(tx)?;
+        tx.set_meta("generation", &c.generation.to_string())?;
+        tx.set_meta("settings", c.signature)?;
+        tx.set_meta("last_build_ns", &now_ns().to_string())
+    })?;
+    clock.lap("commit");
+    Ok(())
 }
 
 fn now_ns() -> i64 {

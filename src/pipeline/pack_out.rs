@@ -10,14 +10,14 @@
 //! (the pack is the last stage of a build, and one core would sit idle); the
 //! catalog is read only for the others.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::fs::File;
 use std::io::{BufWriter, Read, Seek, SeekFrom, Write};
 
 use serde::Serialize;
 
 use super::now_ns;
-use crate::catalog::{Catalog, PackSpan};
+use crate::catalog::{Catalog, FileRow, PackSpan};
 use crate::chunk::Chunk;
 use crate::config::Settings;
 use crate::error::{Error, Result};
@@ -180,29 +180,138 @@ struct DocOut {
 /// rows the catalog now holds, without reading them back.
 pub(super) type InMemory<'a> = HashMap<&'a str, &'a [Chunk]>;
 
-/// Writes the pack of generation `generation` and records where each document
-/// went. `intact`: the pack on disk is the one last recorded ([`pack_intact`]),
-/// so its documents may be copied.
+/// What a pack lists: each document with the generation of its chunks, the
+/// source files' rows, and the spans of the pack last written (empty when its
+/// documents may not be copied).
+pub(super) struct Contents {
+    docs: Vec<(String, u64)>,
+    files: Vec<(String, FileRow)>,
+    old_spans: HashMap<String, PackSpan>,
+}
+
+impl Contents {
+    /// As the catalog holds them: after this build's commit. `intact`: the
+    /// pack on disk is the one last recorded ([`pack_intact`]), so its
+    /// documents may be copied.
+    pub(super) fn committed(catalog: &Catalog, intact: bool) -> Result<Contents> {
+        let old_spans = if intact {
+            catalog.pack_spans()?
+        } else {
+            HashMap::new()
+        };
+        let mut files: Vec<(String, FileRow)> = catalog.files()?.into_iter().collect();
+        files.sort_by(|a, b| a.0.cmp(&b.0));
+        Ok(Contents {
+            docs: catalog.doc_generations()?,
+            files,
+            old_spans,
+        })
+    }
+
+    /// As this build's commit will leave them, known before it: the pack on
+    /// disk is intact and current (its spans are the committed state), so a
+    /// document is one of its unchanged ones or one this build chunked.
+    /// `None` when a changed document's chunks are not in `memory`: the pack
+    /// would have to read them from the catalog, where they are not yet
+    /// committed.
+    pub(super) fn ahead(
+        catalog: &Catalog,
+        known: &HashMap<String, FileRow>,
+        changes: &Changes<'_>,
+        memory: &InMemory<'_>,
+        generation: u64,
+    ) -> Result<Option<Contents>> {
+        let rewritten: HashSet<&str> = changes.changed.iter().map(|(rel, _)| *rel).collect();
+        let gone: HashSet<&str> = changes.removed.iter().map(String::as_str).collect();
+        if rewritten.iter().any(|rel| !memory.contains_key(rel)) {
+            return Ok(None);
+        }
+        let old_spans = catalog.pack_spans()?;
+        let mut docs: Vec<(String, u64)> = old_spans
+            .iter()
+            .filter(|(doc, _)| !rewritten.contains(doc.as_str()) && !gone.contains(doc.as_str()))
+            .map(|(doc, span)| (doc.clone(), span.gen_))
+            .collect();
+        // A file without chunks has no pages, so no document.
+        docs.extend(
+            memory
+                .iter()
+                .filter(|(_, chunks)| !chunks.is_empty())
+                .map(|(doc, _)| (doc.to_string(), generation)),
+        );
+        docs.sort_by(|a, b| a.0.cmp(&b.0));
+        let mut rows: HashMap<&str, &FileRow> = known
+            .iter()
+            .filter(|(path, _)| !gone.contains(path.as_str()))
+            .map(|(path, row)| (path.as_str(), row))
+            .collect();
+        rows.extend(
+            changes
+                .changed
+                .iter()
+                .chain(changes.touched)
+                .map(|(p, r)| (*p, *r)),
+        );
+        let mut files: Vec<(String, FileRow)> = rows
+            .into_iter()
+            .map(|(path, row)| (path.to_string(), row.clone()))
+            .collect();
+        files.sort_by(|a, b| a.0.cmp(&b.0));
+        Ok(Some(Contents {
+            docs,
+            files,
+            old_spans,
+        }))
+    }
+}
+
+/// What a build changed, by path, for [`Contents::ahead`].
+pub(super) struct Changes<'a> {
+    /// Files rechunked, with their new rows.
+    pub changed: &'a [(&'a str, &'a FileRow)],
+    /// Files whose rows changed but whose chunks did not.
+    pub touched: &'a [(&'a str, &'a FileRow)],
+    /// Files dropped.
+    pub removed: &'a [String],
+}
+
+/// A pack written but not yet recorded in the catalog.
+pub(super) struct Unrecorded {
+    written: Written,
+    spans: Vec<(String, PackSpan)>,
+    print: String,
+}
+
+impl Unrecorded {
+    /// Records where each document went, with the pack's fingerprint and
+    /// generation: the next build may copy from it.
+    pub(super) fn record(self, catalog: &mut Catalog, generation: u64) -> Result<Written> {
+        catalog.record_pack(&self.spans, &self.print, generation)?;
+        Ok(self.written)
+    }
+}
+
+/// Writes the pack of `contents`. Documents neither copied from the previous
+/// pack nor in `memory` are read from `catalog`; without one, such a document
+/// is an error (see [`Contents::ahead`]).
 pub(super) fn write_pack(
     seg: &Segment,
     settings: &Settings,
-    catalog: &mut Catalog,
-    generation: u64,
-    intact: bool,
+    catalog: Option<&Catalog>,
+    contents: Contents,
     memory: &InMemory<'_>,
-) -> Result<Written> {
-    let old_spans = if intact {
-        catalog.pack_spans()?
-    } else {
-        HashMap::new()
-    };
+) -> Result<Unrecorded> {
+    let Contents {
+        docs: generations,
+        files,
+        old_spans,
+    } = contents;
     let mut old = if old_spans.is_empty() {
         None
     } else {
         File::open(seg.pack_path()).ok()
     };
-    let mut docs: Vec<DocOut> = catalog
-        .doc_generations()?
+    let mut docs: Vec<DocOut> = generations
         .into_iter()
         .map(|(doc, gen_)| DocOut {
             reuse: old_spans
@@ -221,7 +330,7 @@ pub(super) fn write_pack(
             doc,
         })
         .collect();
-    let (head, written) = header(seg, settings, catalog, &mut docs, memory)?;
+    let (head, written) = header(seg, settings, files, catalog, &mut docs, memory)?;
     let index_from: Vec<Option<(u64, u64)>> = docs
         .iter()
         .map(|d| d.reuse.as_ref().map(|s| (s.ioff, s.ilen)))
@@ -268,15 +377,17 @@ pub(super) fn write_pack(
                     return w.write_all(&d.entries);
                 }
                 let mut entries = Vec::new();
-                let r = catalog.for_each_meta_of(&d.doc, |m| {
-                    push_entry(
-                        &mut entries,
-                        m.id,
-                        m.doc,
-                        m.title_path_json.as_bytes(),
-                        m.token_est,
-                    )
-                    .map_err(|e| Error::Invalid(format!("cannot encode the pack index: {e}")))
+                let r = read_from(catalog).and_then(|c| {
+                    c.for_each_meta_of(&d.doc, |m| {
+                        push_entry(
+                            &mut entries,
+                            m.id,
+                            m.doc,
+                            m.title_path_json.as_bytes(),
+                            m.token_est,
+                        )
+                        .map_err(|e| Error::Invalid(format!("cannot encode the pack index: {e}")))
+                    })
                 });
                 if let Err(e) = r {
                     failure = Some(e);
@@ -301,9 +412,11 @@ pub(super) fn write_pack(
                     }
                     return w.write_all(&json);
                 }
-                let r = catalog.for_each_chunk_of(&docs[i].doc, |chunk| {
-                    put_chunk(w, &mut first, chunk)
-                        .map_err(|e| Error::io("cannot write", seg.pack_path(), e))
+                let r = read_from(catalog).and_then(|c| {
+                    c.for_each_chunk_of(&docs[i].doc, |chunk| {
+                        put_chunk(w, &mut first, chunk)
+                            .map_err(|e| Error::io("cannot write", seg.pack_path(), e))
+                    })
                 });
                 r.map_err(|e| {
                     failure = Some(e);
@@ -326,8 +439,19 @@ pub(super) fn write_pack(
         ))
     })?;
     let spans: Vec<(String, PackSpan)> = docs.into_iter().map(|d| (d.doc, d.span)).collect();
-    catalog.record_pack(&spans, &print, generation)?;
-    Ok(written)
+    Ok(Unrecorded {
+        written,
+        spans,
+        print,
+    })
+}
+
+/// The catalog a document's chunks are read from; a pack written ahead of
+/// the commit has none, and [`Contents::ahead`] made sure it needs none.
+fn read_from(catalog: Option<&Catalog>) -> Result<&Catalog> {
+    catalog.ok_or_else(|| {
+        Error::Invalid("a document of the pack written ahead must be read from the catalog".into())
+    })
 }
 
 /// Appends one index entry to a document's entries; `title_path` is its JSON.
@@ -360,12 +484,11 @@ fn push_entry(
 fn header(
     seg: &Segment,
     settings: &Settings,
-    catalog: &Catalog,
+    files: Vec<(String, FileRow)>,
+    catalog: Option<&Catalog>,
     docs: &mut [DocOut],
     memory: &InMemory<'_>,
 ) -> Result<(String, Written)> {
-    let mut files: Vec<(String, crate::catalog::FileRow)> = catalog.files()?.into_iter().collect();
-    files.sort_by(|a, b| a.0.cmp(&b.0));
     let source_files: Vec<pack::SourceFile> = files
         .into_iter()
         .map(|(path, r)| pack::SourceFile {
@@ -393,7 +516,7 @@ fn header(
             // written, since held for every document at once they grow with
             // the corpus (181 MB of JSON for the 1 GB scale corpus).
             let mut digest = DocDigest::default();
-            catalog.for_each_meta_of(&d.doc, |m| {
+            read_from(catalog)?.for_each_meta_of(&d.doc, |m| {
                 if digest.wants_top() {
                     let tp: Vec<String> = serde_json::from_str(m.title_path_json).map_err(bad)?;
                     digest.add(m.token_est, Some(&tp));

@@ -20,8 +20,8 @@ fn append(env: &Env, rel: &str, text: &str) {
 }
 
 /// After edits, additions and removals, the pack an incremental build writes
-/// (copying unchanged documents from the previous pack) is the pack a full
-/// build writes.
+/// (copying unchanged documents from the previous pack, and written before the
+/// commit when the previous pack is current) is the pack a full build writes.
 #[test]
 fn spliced_pack_equals_a_full_build() {
     let env = Env::fixture("demo");
@@ -53,12 +53,26 @@ fn spliced_pack_equals_a_full_build() {
         "\n## Second round\n\nAnother edit.\n",
     );
     std::fs::remove_file(env.path().join("agent.md")).expect("rm");
+    // A file emptied (it keeps its source entry but has no chunks) and one
+    // rewritten with the same bytes (a new mtime, the same chunks).
+    env.write("prime.md", "");
+    let same = std::fs::read_to_string(env.path().join("skill.md")).expect("read");
+    let mtime = std::fs::metadata(env.path().join("skill.md"))
+        .and_then(|m| m.modified())
+        .expect("mtime");
+    env.write("skill.md", &same);
+    std::fs::File::options()
+        .write(true)
+        .open(env.path().join("skill.md"))
+        .and_then(|f| f.set_modified(mtime + std::time::Duration::from_secs(5)))
+        .expect("touch");
     let r = env.json(&["build"]);
     assert_eq!(
         (r["changed"].clone(), r["removed"].clone()),
-        (1.into(), 1.into()),
+        (2.into(), 1.into()),
         "{r}"
     );
+    env.ctx(&["validate"]).assert().success();
     let spliced = pack(&env);
     let r = env.json(&["build", "--full"]);
     assert_eq!(r["full"], true, "{r}");
