@@ -32,6 +32,10 @@ const PACKAGES_KEY: &str = "packages";
 /// The catalog layout this ctx writes (`PRAGMA user_version`).
 const LAYOUT: i64 = 8;
 
+/// An older layout a reader can use as it is: layout 8 only added an index
+/// that builds use, so `--no-build` commands need not ask for a build first.
+const ALSO_READS: i64 = 7;
+
 /// A file as recorded by the last committed build.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FileRow {
@@ -148,7 +152,7 @@ impl Catalog {
         let version: i64 = conn
             .query_row("PRAGMA user_version", [], |r| r.get(0))
             .map_err(|e| err(path, e))?;
-        if version != LAYOUT {
+        if version != LAYOUT && version != ALSO_READS {
             return Err(Error::OldCatalog {
                 path: path.to_path_buf(),
                 found: version,
