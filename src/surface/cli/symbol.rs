@@ -73,6 +73,7 @@ pub(super) fn refs(cli: &Cli, p: &Printer, args: &RefsArgs) -> anyhow::Result<Ex
         budget: Some(args.budget),
     };
     let found = r.refs(&params.options(settings.max_budget))?;
+    super::leave_to_exit(r);
     let status = if found.chunks == 0 {
         ExitCode::from(1)
     } else {
@@ -105,6 +106,7 @@ pub(super) fn symbol(cli: &Cli, p: &Printer, args: &SymbolArgs) -> anyhow::Resul
         budget: Some(args.budget),
     };
     let answer = r.symbol(&params.options(settings.max_budget))?;
+    super::leave_to_exit(r);
     let w = match answer {
         SymbolAnswer::Choices(found) => {
             choices(p, &args.name, &found);
