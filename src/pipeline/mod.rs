@@ -20,7 +20,6 @@
 
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
-use std::sync::mpsc::Receiver;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use serde::Serialize;
@@ -34,8 +33,10 @@ use crate::pack::lock::{FileLock, LockKind};
 use crate::pack::{self, store};
 use crate::segment::Segment;
 use crate::sources::{self, SourceEntry};
+use commit::{Commit, start_writer, write_rows};
 use read::{Fresh, Seen, note_warning};
 
+mod commit;
 mod pack_out;
 mod read;
 mod repair;
@@ -453,7 +454,7 @@ fn build_once(
         let early = ahead.map(|contents| {
             s.spawn(|| pack_out::write_pack(seg, settings, None, contents, &memory))
         });
-        let done = commit(
+        let done = commit::commit(
             &index,
             &mut catalog,
             writer,
@@ -535,123 +536,9 @@ fn by_path(files: &[(SourceEntry, FileRow)]) -> Vec<(&str, &FileRow)> {
     files.iter().map(|(e, r)| (e.rel.as_str(), r)).collect()
 }
 
-/// What [`commit`] commits.
-struct Commit<'a> {
-    /// The generation committed before this build.
-    committed: u64,
-    /// This build's generation.
-    generation: u64,
-    full: bool,
-    /// Only the pack is rewritten: no new generation.
-    nothing_changed: bool,
-    /// The catalog writer began the generation.
-    rows_written: bool,
-    seen: &'a Seen,
-    skips: &'a mut skips::Skips,
-    removed: &'a [String],
-    signature: &'a str,
-}
-
-/// Commits the index, then the catalog's files and generation (dropping the
-/// rows of the generation before): steps 2 and 3 of the module's order.
-fn commit(
-    index: &SearchIndex,
-    catalog: &mut Catalog,
-    writer: Option<IndexWriter>,
-    c: Commit<'_>,
-    clock: &mut Clock,
-    chunking: Duration,
-) -> Result<()> {
-    if !c.nothing_changed {
-        // The index commits only after the rows (a build killed in between
-        // leaves the index behind, which forces a full rebuild).
-        let mut w = match writer {
-            Some(w) => w,
-            None => start_writer(index, 0, c.full)?,
-        };
-        for doc in c.removed {
-            w.delete_doc(doc);
-        }
-        w.commit(c.generation)?;
-    }
-    clock.lap("index");
-    if let Some(p) = clock.phases.last_mut() {
-        // The stage's wall time, less the chunking done within it.
-        p.seconds = (p.seconds - chunking.as_secs_f64()).max(0.0);
-    }
-    catalog.transaction(|tx| {
-        // No changed file reached the catalog writer, which begins the
-        // generation; removals and touched files still make one.
-        if !c.rows_written && !c.nothing_changed {
-            tx.begin_generation(c.committed, c.generation)?;
-        }
-        if c.full {
-            tx.drop_docs_before(c.generation)?;
-        }
-        for (e, row) in &c.seen.changed {
-            tx.retire_old_chunks(&e.rel, c.generation)?;
-            tx.drop_old_chunks(&e.rel, c.generation)?;
-            tx.put_file(&e.rel, row)?;
-        }
-        for (e, row) in &c.seen.touched {
-            tx.put_file(&e.rel, row)?;
-        }
-        for doc in c.removed {
-            tx.retire_old_chunks(doc, c.generation)?;
-            tx.drop_old_chunks(doc, c.generation)?;
-            tx.drop_file(doc)?;
-        }
-        c.skips.save(tx)?;
-        tx.set_meta("generation", &c.generation.to_string())?;
-        tx.set_meta("settings", c.signature)?;
-        tx.set_meta("last_build_ns", &now_ns().to_string())
-    })?;
-    clock.lap("commit");
-    Ok(())
-}
-
 fn now_ns() -> i64 {
     SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .map(|d| d.as_nanos() as i64)
         .unwrap_or(0)
-}
-
-/// The index writer of a build that changes something; a full build first
-/// drops every record of the project's docs.
-fn start_writer(index: &SearchIndex, bytes: u64, full: bool) -> Result<IndexWriter> {
-    let mut writer = index.writer(bytes)?;
-    if full {
-        writer.delete_scope("docs");
-    }
-    Ok(writer)
-}
-
-/// Writes the chunk rows of the batches `receive` brings, all in one
-/// transaction that begins `generation`, and returns the time it took (`None`
-/// when no batch came: nothing was written).
-fn write_rows(
-    catalog: &mut Catalog,
-    receive: Receiver<Arc<Vec<Fresh>>>,
-    committed: u64,
-    generation: u64,
-) -> Result<Option<Duration>> {
-    let Ok(first) = receive.recv() else {
-        return Ok(None);
-    };
-    let mut busy = Duration::ZERO;
-    catalog.transaction(|tx| {
-        let started = Instant::now();
-        tx.begin_generation(committed, generation)?;
-        busy += started.elapsed();
-        for batch in std::iter::once(first).chain(receive.iter()) {
-            let started = Instant::now();
-            for f in batch.iter() {
-                tx.put_chunks(&f.chunks, generation, "docs")?;
-            }
-            busy += started.elapsed();
-        }
-        Ok(())
-    })?;
-    Ok(Some(busy))
 }
