@@ -116,7 +116,9 @@ pub struct BuildReport {
 #[derive(Debug, Clone, Serialize)]
 pub struct Phase {
     /// Stage name: walk, chunk, catalog, index, commit, pack. The catalog rows
-    /// are written while the index is fed, so `index` includes `catalog`.
+    /// are written while the index is fed, so `index` includes `catalog`; a
+    /// pack written alongside the index commit counts only in what of it is
+    /// left after the commit.
     pub name: &'static str,
     /// Seconds.
     pub seconds: f64,

@@ -27,7 +27,8 @@ pub struct BuildArgs {
     /// Rebuild everything instead of only what changed.
     #[arg(long)]
     pub full: bool,
-    /// Print the wall time of each build stage to stderr.
+    /// Print the wall time of each build stage to stderr (a pack written
+    /// while the index commits counts only after the commit).
     #[arg(long)]
     pub timings: bool,
 }
