@@ -24,7 +24,7 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use serde::Serialize;
 
-use crate::catalog::{Catalog, FileRow};
+use crate::catalog::Catalog;
 use crate::chunk::{self, ChunkOptions};
 use crate::config::Settings;
 use crate::error::{Error, Result, Warning};
@@ -115,10 +115,11 @@ pub struct BuildReport {
 /// The wall time of one build stage.
 #[derive(Debug, Clone, Serialize)]
 pub struct Phase {
-    /// Stage name: walk, chunk, catalog, index, commit, pack. The catalog rows
-    /// are written while the index is fed, so `index` includes `catalog`; a
-    /// pack written alongside the index commit counts only in what of it is
-    /// left after the commit.
+    /// Stage name: walk, chunk, catalog, index, commit, pack, and early pack.
+    /// The catalog rows are written while the index is fed, so `index`
+    /// includes `catalog`. `early pack` is a pack written alongside the index
+    /// commit, start to end; `pack` then counts what was left of it after the
+    /// commit.
     pub name: &'static str,
     /// Seconds.
     pub seconds: f64,
@@ -442,10 +443,9 @@ fn build_once(
     // core while the index commits (mostly waiting on fsyncs), which a
     // one-file rebuild would otherwise pay for one after the other.
     let ahead = if !nothing_changed && !full && !skip_pack && pack_intact && pack_current {
-        let (changed, touched) = (by_path(&seen.changed), by_path(&seen.touched));
         let changes = pack_out::Changes {
-            changed: &changed,
-            touched: &touched,
+            changed: &seen.changed,
+            touched: &seen.touched,
             removed: &removed,
         };
         pack_out::Contents::ahead(&catalog, &known, &changes, &memory, generation)?
@@ -454,7 +454,11 @@ fn build_once(
     };
     let early = std::thread::scope(|s| -> Result<_> {
         let early = ahead.map(|contents| {
-            s.spawn(|| pack_out::write_pack(seg, settings, None, contents, &memory))
+            s.spawn(|| {
+                let started = Instant::now();
+                let unrecorded = pack_out::write_pack(seg, settings, None, contents, &memory)?;
+                Ok((unrecorded, started.elapsed()))
+            })
         });
         let done = commit::commit(
             &index,
@@ -490,7 +494,13 @@ fn build_once(
             return Ok(None);
         }
         let unrecorded = match early {
-            Some(Ok(u)) => u,
+            Some(Ok((u, took))) => {
+                clock.phases.push(Phase {
+                    name: "early pack",
+                    seconds: took.as_secs_f64(),
+                });
+                u
+            }
             // Written again from the catalog, now committed: whatever stopped
             // the early writer (the pack vanished, a full disk) is met again
             // there and reported. Whether the pack on disk may still be copied
@@ -531,11 +541,6 @@ fn build_once(
         phases: clock.phases,
     };
     Ok((report, Opened { index, catalog }))
-}
-
-/// Each file's path with its row.
-fn by_path(files: &[(SourceEntry, FileRow)]) -> Vec<(&str, &FileRow)> {
-    files.iter().map(|(e, r)| (e.rel.as_str(), r)).collect()
 }
 
 fn now_ns() -> i64 {

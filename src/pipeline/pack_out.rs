@@ -9,6 +9,10 @@
 //! chunks in memory, serialized on a helper thread while the writer writes
 //! (the pack is the last stage of a build, and one core would sit idle); the
 //! catalog is read only for the others.
+//!
+//! What the pack lists ([`Contents`]) comes from the committed catalog, or,
+//! when the pack on disk is the committed one, from it and this build's
+//! changes before the commit, so that it can be written alongside the commit.
 
 use std::collections::{HashMap, HashSet};
 use std::fs::File;
@@ -23,6 +27,7 @@ use crate::config::Settings;
 use crate::error::{Error, Result};
 use crate::pack::{self, DocDigest, store};
 use crate::segment::Segment;
+use crate::sources::SourceEntry;
 
 #[derive(Serialize)]
 struct Header<'a> {
@@ -221,7 +226,11 @@ impl Contents {
         memory: &InMemory<'_>,
         generation: u64,
     ) -> Result<Option<Contents>> {
-        let rewritten: HashSet<&str> = changes.changed.iter().map(|(rel, _)| *rel).collect();
+        let rewritten: HashSet<&str> = changes
+            .changed
+            .iter()
+            .map(|(e, _)| e.rel.as_str())
+            .collect();
         let gone: HashSet<&str> = changes.removed.iter().map(String::as_str).collect();
         if rewritten.iter().any(|rel| !memory.contains_key(rel)) {
             return Ok(None);
@@ -250,7 +259,7 @@ impl Contents {
                 .changed
                 .iter()
                 .chain(changes.touched)
-                .map(|(p, r)| (*p, *r)),
+                .map(|(e, r)| (e.rel.as_str(), r)),
         );
         let mut files: Vec<(String, FileRow)> = rows
             .into_iter()
@@ -265,12 +274,12 @@ impl Contents {
     }
 }
 
-/// What a build changed, by path, for [`Contents::ahead`].
+/// What a build changed, for [`Contents::ahead`].
 pub(super) struct Changes<'a> {
     /// Files rechunked, with their new rows.
-    pub changed: &'a [(&'a str, &'a FileRow)],
+    pub changed: &'a [(SourceEntry, FileRow)],
     /// Files whose rows changed but whose chunks did not.
-    pub touched: &'a [(&'a str, &'a FileRow)],
+    pub touched: &'a [(SourceEntry, FileRow)],
     /// Files dropped.
     pub removed: &'a [String],
 }

@@ -79,6 +79,61 @@ fn spliced_pack_equals_a_full_build() {
     assert_eq!(spliced, pack(&env));
 }
 
+/// A build whose previous pack is on disk as recorded and current writes the
+/// new pack while the index commits (an `early pack` in its timings); a full
+/// build, a build after a damaged pack, and the build that catches up with a
+/// search's refresh write it after the commit. Each pack is the one a full
+/// build writes.
+#[test]
+fn the_pack_is_written_early_only_over_a_current_pack() {
+    let env = Env::fixture("demo");
+    env.json(&["build"]);
+    let timings = |args: &[&str]| -> String {
+        let out = env.ctx(args).output().expect("run");
+        assert!(out.status.success(), "{out:?}");
+        String::from_utf8_lossy(&out.stderr).into_owned()
+    };
+    let early = |t: &str| t.contains("early pack ");
+    append(
+        &env,
+        "docs/faq.md",
+        "\n## Kelp\n\nA paragraph about kelp.\n",
+    );
+    assert!(early(&timings(&["build", "--timings"])));
+    let spliced = pack(&env);
+    assert!(!early(&timings(&["build", "--timings", "--full"])));
+    assert_eq!(spliced, pack(&env));
+    // The refresh before a search leaves the pack behind the catalog.
+    append(
+        &env,
+        "docs/faq.md",
+        "\n## Reef\n\nA paragraph about reefs.\n",
+    );
+    env.ctx(&["search", "reefs"]).assert().success();
+    assert!(!early(&timings(&["build", "--timings"])));
+    env.ctx(&["validate"]).assert().success();
+    append(
+        &env,
+        "docs/faq.md",
+        "\n## Tide\n\nA paragraph about tides.\n",
+    );
+    assert!(early(&timings(&["build", "--timings"])));
+    // A pack cut short outside a build is not copied from.
+    let path = env.path().join("_ctx/context_pack.json");
+    let whole = std::fs::read(&path).expect("pack");
+    std::fs::write(&path, &whole[..whole.len() / 2]).expect("truncate");
+    append(
+        &env,
+        "docs/faq.md",
+        "\n## Shore\n\nA paragraph about shores.\n",
+    );
+    assert!(!early(&timings(&["build", "--timings"])));
+    env.ctx(&["validate"]).assert().success();
+    let spliced = pack(&env);
+    env.json(&["build", "--full"]);
+    assert_eq!(spliced, pack(&env));
+}
+
 /// A pack replaced or cut short outside a build is noticed and rewritten.
 #[test]
 fn damaged_pack_is_rewritten() {

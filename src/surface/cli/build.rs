@@ -28,7 +28,8 @@ pub struct BuildArgs {
     #[arg(long)]
     pub full: bool,
     /// Print the wall time of each build stage to stderr (a pack written
-    /// while the index commits counts only after the commit).
+    /// while the index commits is an `early pack`, and `pack` counts what was
+    /// left of it after the commit).
     #[arg(long)]
     pub timings: bool,
 }
