@@ -485,8 +485,8 @@ fn build_once(
         done.map(|()| early)
     })?;
 
-    // The pack is written on one core: move this build's WAL into the
-    // database file on the other meanwhile.
+    // Move this build's WAL into the database file on the other core while
+    // the pack, unless it was written early, is written on this one.
     let db_path = seg.db_path();
     let written = std::thread::scope(|s| {
         s.spawn(|| Catalog::checkpoint_passive(&db_path));
