@@ -114,7 +114,7 @@ impl Catalog {
         if has_chunks && version == 5 {
             self.conn
                 .execute_batch("ALTER TABLE files ADD COLUMN notes TEXT;")?;
-        } else if has_chunks && version != 7 {
+        } else if has_chunks && version != ALSO_READS {
             self.conn.execute_batch(
                 "BEGIN;
                  DROP TABLE IF EXISTS chunks;

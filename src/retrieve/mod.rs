@@ -62,19 +62,21 @@ pub struct Retriever {
 impl Retriever {
     /// Opens the last committed state of `seg`.
     pub fn open(seg: &Segment) -> Result<Retriever> {
-        Retriever::with_index(seg, &SearchIndex::open(&seg.index_dir())?)
+        let index = SearchIndex::open(&seg.index_dir())?;
+        // Opened read-only already: no need to make it so.
+        Retriever::reading(seg, &index, Catalog::open_read(&seg.db_path())?)
     }
 
-    /// Opens the last committed state of `seg`, reading it through `index`
-    /// (already open: a build just committed to it).
-    pub fn with_index(seg: &Segment, index: &SearchIndex) -> Result<Retriever> {
-        Retriever::with_open(seg, index, Catalog::open_read(&seg.db_path())?)
-    }
-
-    /// [`Retriever::with_index`] reading through `catalog`, already open (a
-    /// build's connection), which is made read-only from here on.
+    /// Opens the last committed state of `seg` through `index` and `catalog`,
+    /// already open (a build just committed to them); the catalog connection
+    /// is made read-only from here on.
     pub fn with_open(seg: &Segment, index: &SearchIndex, catalog: Catalog) -> Result<Retriever> {
         catalog.read_only()?;
+        Retriever::reading(seg, index, catalog)
+    }
+
+    /// A retriever reading through `index` and `catalog` as they are.
+    fn reading(seg: &Segment, index: &SearchIndex, catalog: Catalog) -> Result<Retriever> {
         let reader = index.reader()?;
         Ok(Retriever {
             seg: seg.clone(),

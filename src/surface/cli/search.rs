@@ -149,7 +149,7 @@ pub fn refresh(
     no_build: bool,
     p: &Printer,
 ) -> anyhow::Result<()> {
-    refreshed_index(seg, settings, no_build, p).map(drop)
+    refresh_and_open(seg, settings, no_build, p).map(drop)
 }
 
 /// [`refresh`], then the committed state opened for reading; the index the
@@ -160,14 +160,16 @@ pub fn refreshed(
     no_build: bool,
     p: &Printer,
 ) -> anyhow::Result<Retriever> {
-    let retriever = match refreshed_index(seg, settings, no_build, p)? {
+    let retriever = match refresh_and_open(seg, settings, no_build, p)? {
         Some(opened) => Retriever::with_open(seg, &opened.index, opened.catalog)?,
         None => Retriever::open(seg)?,
     };
     Ok(retriever)
 }
 
-fn refreshed_index(
+/// [`refresh`], returning the index and catalog the refresh committed to, or
+/// `None` when there was none (`no_build`, a build running, sources gone).
+fn refresh_and_open(
     seg: &Segment,
     settings: &Settings,
     no_build: bool,
