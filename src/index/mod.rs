@@ -12,6 +12,7 @@ mod mentions;
 mod named;
 pub mod operators;
 pub mod packages;
+mod present;
 mod query_words;
 pub mod reader;
 pub mod signals;

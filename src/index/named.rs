@@ -62,7 +62,16 @@ impl IndexReader {
         // Straight from the postings: a term-set query's bitset over every
         // record cost more than the lookups of a few mostly absent keys.
         for segment in self.searcher.segment_readers() {
-            let inverted = segment.inverted_index(self.fields.key).map_err(err)?;
+            let Some(inverted) = self
+                .present
+                .inverted(segment, self.fields.key)
+                .map_err(err)?
+            else {
+                out.named.push(HashSet::new());
+                out.exact.push(HashSet::new());
+                out.records.push(HashSet::new());
+                continue;
+            };
             let (mut named, mut exact, mut records) =
                 (HashSet::new(), HashSet::new(), HashSet::new());
             for key in &words {

@@ -5,7 +5,7 @@
 
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
-use std::sync::{Mutex, TryLockError};
+use std::sync::{Arc, Mutex, TryLockError};
 
 use tantivy::collector::TopDocs;
 use tantivy::query::{
@@ -18,6 +18,7 @@ use tantivy::{DocAddress, DocId, Searcher, TantivyDocument, Term};
 
 use super::collect::{PriorTop, Priors};
 use super::named::Named;
+use super::present::Presence;
 use super::query_words::{analyze_query, strip_question_words};
 use super::{
     Fields, REC_CHUNK, REC_DOC, abbrev, index_err, intent, operators, tokenizer, within_doc,
@@ -118,6 +119,7 @@ pub(super) type BySegment = Vec<HashSet<DocId>>;
 /// index but are scored as two collections.
 struct Stats<'a> {
     searcher: &'a Searcher,
+    present: &'a Presence,
     records: u64,
     /// The chunk body field, whose length penalty is softened.
     body: Option<Field>,
@@ -125,7 +127,7 @@ struct Stats<'a> {
 
 impl Bm25StatisticsProvider for Stats<'_> {
     fn total_num_tokens(&self, field: Field) -> tantivy::Result<u64> {
-        let n = Bm25StatisticsProvider::total_num_tokens(self.searcher, field)?;
+        let n = self.present.total_num_tokens(self.searcher, field)?;
         Ok(if Some(field) == self.body {
             (n as f64 * BODY_LENGTH_SCALE) as u64
         } else {
@@ -138,7 +140,10 @@ impl Bm25StatisticsProvider for Stats<'_> {
     fn doc_freq(&self, term: &Term) -> tantivy::Result<u64> {
         // A term of both record types (a scope, a path) can occur in more
         // records than this collection holds; BM25 needs df <= N.
-        Ok(self.searcher.doc_freq(term)?.min(self.records))
+        Ok(self
+            .present
+            .doc_freq(self.searcher, term)?
+            .min(self.records))
     }
 }
 
@@ -165,33 +170,19 @@ pub struct ScoredId {
     pub score: f32,
 }
 
-/// Those of `fields` no segment of `searcher` holds a token of. A segment's
-/// metadata says whether it has a field's postings at all: opening a field a
-/// segment lacks makes tantivy build its shared empty term dictionary, ~1 MB
-/// of zeroed memory, a quarter of the page faults of a whole search process
-/// on a pack without code.
-fn empty_fields(searcher: &Searcher, fields: &[Field]) -> Vec<Field> {
-    let schema = searcher.schema();
-    let mut held = vec![false; fields.len()];
-    for segment in searcher.segment_readers() {
-        let Ok(present) = segment.fields_metadata() else {
-            continue;
-        };
-        for (i, &field) in fields.iter().enumerate() {
-            let name = schema.get_field_name(field);
-            held[i] = held[i]
-                || present.iter().any(|f| {
-                    f.field_name == name && f.postings_size.is_some_and(|n| n.get_bytes() > 0)
-                }) && segment
-                    .inverted_index(field)
-                    .is_ok_and(|inv| inv.total_num_tokens() > 0);
-        }
-    }
+/// Those of `fields` no segment of `searcher` holds a token of (see
+/// [`Presence`]).
+fn empty_fields(searcher: &Searcher, present: &Presence, fields: &[Field]) -> Vec<Field> {
     fields
         .iter()
-        .zip(held)
-        .filter(|(_, held)| !held)
-        .map(|(&f, _)| f)
+        .copied()
+        .filter(|&field| {
+            !searcher.segment_readers().iter().any(|segment| {
+                present
+                    .inverted(segment, field)
+                    .is_ok_and(|inv| inv.is_some_and(|inv| inv.total_num_tokens() > 0))
+            })
+        })
         .collect()
 }
 
@@ -200,6 +191,8 @@ pub struct IndexReader {
     pub(super) searcher: Searcher,
     pub(super) fields: Fields,
     pub(super) dir: PathBuf,
+    /// The fields each segment holds.
+    pub(super) present: Arc<Presence>,
     /// Query fields that hold no term in this snapshot (symbols and names in a
     /// pack without code): clauses on them could match nothing.
     pub(super) empty: Vec<Field>,
@@ -219,8 +212,10 @@ impl IndexReader {
         dir: &Path,
     ) -> Result<IndexReader> {
         let searcher = reader.searcher();
+        let present = Arc::new(Presence::of(&searcher));
         let empty = empty_fields(
             &searcher,
+            &present,
             &[
                 fields.leaf,
                 fields.anc,
@@ -237,6 +232,7 @@ impl IndexReader {
             searcher,
             fields,
             dir: dir.to_path_buf(),
+            present,
             empty,
             has_json,
             stemmed: Mutex::new(tokenizer::stemmed()),
@@ -354,7 +350,7 @@ impl IndexReader {
         let f = self.fields;
         let mut should: Vec<(Occur, Box<dyn Query>)> = Vec::new();
         for t in stemmed {
-            push_term(&mut should, f.dtext, t, 1.0);
+            self.push_term(&mut should, f.dtext, t, 1.0);
         }
         if should.is_empty() {
             return Ok(Vec::new());
@@ -362,6 +358,7 @@ impl IndexReader {
         let query = BooleanQuery::new(self.restricted(should, filter, false));
         let stats = Stats {
             searcher: &self.searcher,
+            present: &self.present,
             records: self.records(REC_DOC).max(1),
             body: None,
         };
@@ -398,7 +395,7 @@ impl IndexReader {
         let mut should: Vec<(Occur, Box<dyn Query>)> = Vec::new();
         let mut clause = |field: Field, term: &str, boost: f32| {
             if !self.empty.contains(&field) {
-                push_term(&mut should, field, term, boost);
+                self.push_term(&mut should, field, term, boost);
             }
         };
         let weight = |parts: &HashSet<String>, t: &String| {
@@ -457,7 +454,7 @@ impl IndexReader {
                 weigh_locally(&t, INTENT_BOOST, true);
                 for field in [f.leaf, f.anc] {
                     if !self.empty.contains(&field) {
-                        push_term(&mut must, field, &t, INTENT_BOOST);
+                        self.push_term(&mut must, field, &t, INTENT_BOOST);
                     }
                 }
             }
@@ -472,6 +469,7 @@ impl IndexReader {
         let query = BooleanQuery::new(must);
         let stats = Stats {
             searcher: &self.searcher,
+            present: &self.present,
             records: self.records(REC_CHUNK).max(1),
             body: Some(f.body),
         };
@@ -504,6 +502,26 @@ impl IndexReader {
         // The collector only borrowed its sets: the within-document order
         // reads the same ones.
         self.best_within_docs(top, limit, &local, &collector.records, &collector.exact)
+    }
+
+    /// Adds a scored clause for `term` on `field`, matching only in the
+    /// segments holding the field.
+    fn push_term(
+        &self,
+        should: &mut Vec<(Occur, Box<dyn Query>)>,
+        field: Field,
+        term: &str,
+        boost: f32,
+    ) {
+        if boost <= 0.0 {
+            return;
+        }
+        let q = TermQuery::new(
+            Term::from_field_text(field, term),
+            IndexRecordOption::WithFreqs,
+        );
+        let q = self.present.guard(field, Box::new(q));
+        should.push((Occur::Should, Box::new(BoostQuery::new(q, boost))));
     }
 
     /// The `limit` best of the records `top` that have the stored `field`, as
@@ -554,17 +572,6 @@ fn with<T>(
         Err(TryLockError::Poisoned(p)) => f(&mut p.into_inner()),
         Err(TryLockError::WouldBlock) => f(&mut fresh()),
     }
-}
-
-fn push_term(should: &mut Vec<(Occur, Box<dyn Query>)>, field: Field, term: &str, boost: f32) {
-    if boost <= 0.0 {
-        return;
-    }
-    let q = TermQuery::new(
-        Term::from_field_text(field, term),
-        IndexRecordOption::WithFreqs,
-    );
-    should.push((Occur::Should, Box::new(BoostQuery::new(Box::new(q), boost))));
 }
 
 /// Records whose `field` is exactly `value` (a term query: unlike a term set,

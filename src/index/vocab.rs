@@ -127,8 +127,8 @@ impl IndexReader {
         self.word_fields()
             .iter()
             .map(|&field| {
-                self.searcher
-                    .doc_freq(&Term::from_field_text(field, term))
+                self.present
+                    .doc_freq(&self.searcher, &Term::from_field_text(field, term))
                     .unwrap_or(0)
             })
             .max()

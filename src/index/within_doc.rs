@@ -18,6 +18,7 @@ use tantivy::postings::Postings;
 use tantivy::schema::{Field, IndexRecordOption, Value};
 use tantivy::{DocAddress, DocId, DocSet, Searcher, TantivyDocument, Term};
 
+use super::present::Presence;
 use super::reader::{IndexReader, ScoredId};
 use super::{Fields, REC_DOC, holds, index_err, signals};
 use crate::error::Result;
@@ -72,6 +73,7 @@ struct Local {
 /// contents last.
 pub(super) fn reorder(
     searcher: &Searcher,
+    present: &Presence,
     fields: Fields,
     terms: &[LocalTerm],
     records: &[HashSet<DocId>],
@@ -98,7 +100,7 @@ pub(super) fn reorder(
     }
     let mut all: Vec<DocAddress> = groups.iter().flat_map(|g| g.1.iter().copied()).collect();
     all.sort_unstable();
-    let local = local_stats(searcher, fields, &all, terms)?;
+    let local = local_stats(searcher, present, fields, &all, terms)?;
     let flags = signals::Flags::new(searcher);
     let mut moves: Vec<(Vec<usize>, Vec<usize>)> = Vec::new();
     for (slots, chunks) in groups {
@@ -203,8 +205,16 @@ impl IndexReader {
             }
         }
         pool.sort_by(|a, b| b.score.total_cmp(&a.score).then_with(|| a.id.cmp(&b.id)));
-        reorder(&self.searcher, f, terms, records, exact, &mut pool)
-            .map_err(|e| index_err(&self.dir, e))?;
+        reorder(
+            &self.searcher,
+            &self.present,
+            f,
+            terms,
+            records,
+            exact,
+            &mut pool,
+        )
+        .map_err(|e| index_err(&self.dir, e))?;
         let mut out: Vec<ScoredId> = pool
             .into_iter()
             .take(limit)
@@ -286,6 +296,7 @@ fn chunk_records(
 /// postings.
 fn local_stats(
     searcher: &Searcher,
+    present: &Presence,
     fields: Fields,
     all: &[DocAddress],
     terms: &[LocalTerm],
@@ -307,7 +318,9 @@ fn local_stats(
             };
             for &field in searched {
                 let term = Term::from_field_text(field, &t.text);
-                let inverted = segment.inverted_index(field)?;
+                let Some(inverted) = present.inverted(segment, field)? else {
+                    continue;
+                };
                 let Some(mut p) = inverted.read_postings(&term, IndexRecordOption::WithFreqs)?
                 else {
                     continue;
