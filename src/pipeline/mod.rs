@@ -115,7 +115,8 @@ pub struct BuildReport {
 /// The wall time of one build stage.
 #[derive(Debug, Clone, Serialize)]
 pub struct Phase {
-    /// Stage name: walk, chunk, catalog, index, commit, pack, and early pack.
+    /// Stage name: walk, chunk, catalog, index, commit, pack, early pack and
+    /// compact (the catalog rewritten without its free pages).
     /// The catalog rows are written while the index is fed, so `index`
     /// includes `catalog`. `early pack` is a pack written alongside the index
     /// commit, start to end; `pack` then counts what was left of it after the
@@ -517,6 +518,12 @@ fn build_once(
     // only costs disk until the next build.
     let _ = catalog.checkpoint();
     clock.lap("pack");
+    // Best effort too: a catalog left sparse loses nothing, and its free pages
+    // are reused by the next build.
+    if let Ok(true) = catalog.compact_if_sparse() {
+        let _ = catalog.checkpoint();
+        clock.lap("compact");
+    }
     if let Some(p) = opts.progress {
         p.finish();
     }

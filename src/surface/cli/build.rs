@@ -29,7 +29,8 @@ pub struct BuildArgs {
     pub full: bool,
     /// Print the wall time of each build stage to stderr (a pack written
     /// while the index commits is an `early pack`, and `pack` counts what was
-    /// left of it after the commit).
+    /// left of it after the commit; `compact` rewrites a catalog that a large
+    /// rebuild left a quarter free).
     #[arg(long)]
     pub timings: bool,
 }
