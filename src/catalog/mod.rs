@@ -39,7 +39,7 @@ const ALSO_READS: i64 = 7;
 /// Share of the catalog's pages that may be free before a build compacts it
 /// ([`Catalog::compact_if_sparse`]). Free pages are reused by the next build,
 /// so a few edited files' worth is left alone; a full rebuild frees a third.
-pub const SPARSE_SHARE: f64 = 0.25;
+const SPARSE_SHARE: f64 = 0.25;
 
 /// Free pages (4 KiB each) below which a catalog is never compacted: a small
 /// catalog gains little from it.
