@@ -29,15 +29,17 @@ impl IndexReader {
         if terms.is_empty() {
             return Ok(Vec::new());
         }
-        let mut must: Vec<(Occur, Box<dyn Query>)> =
-            terms.iter().map(|t| exact(f.body, t.as_str())).collect();
-        must.push(exact(f.rec, REC_CHUNK));
-        must.push(exact(f.scope, "docs"));
+        let mut must: Vec<(Occur, Box<dyn Query>)> = terms
+            .iter()
+            .map(|t| self.required(f.body, t.as_str()))
+            .collect();
+        must.push(self.required(f.rec, REC_CHUNK));
+        must.push(self.required(f.scope, "docs"));
         if let Some(kind) = kind {
-            must.push(exact(f.kind, kind));
+            must.push(self.required(f.kind, kind));
         }
         if let Some(doc) = doc {
-            must.push(exact(f.doc, doc));
+            must.push(self.required(f.doc, doc));
         }
         self.ids_of(BooleanQuery::new(must))
     }
@@ -46,7 +48,7 @@ impl IndexReader {
     /// [`super::symbol_names`], in no particular order.
     pub fn symbols_named(&self, key: &str) -> Result<Vec<String>> {
         let f = self.fields;
-        let must = vec![exact(f.names, key), exact(f.scope, "docs")];
+        let must = vec![self.required(f.names, key), self.required(f.scope, "docs")];
         self.ids_of(BooleanQuery::new(must))
     }
 
@@ -57,8 +59,8 @@ impl IndexReader {
         let f = self.fields;
         let fuzzy = FuzzyTermQuery::new(Term::from_field_text(f.names, key), distance, true);
         let must = vec![
-            (Occur::Must, Box::new(fuzzy) as Box<dyn Query>),
-            exact(f.scope, "docs"),
+            (Occur::Must, self.present.guard(f.names, Box::new(fuzzy))),
+            self.required(f.scope, "docs"),
         ];
         self.ids_of(BooleanQuery::new(must))
     }
@@ -82,9 +84,14 @@ impl IndexReader {
         }
         Ok(ids)
     }
-}
 
-/// A required term of `field`.
-fn exact(field: Field, value: &str) -> (Occur, Box<dyn Query>) {
-    (Occur::Must, super::reader::exact(field, value))
+    /// A required term of `field`, matching only in the segments holding it
+    /// (symbol names are in code segments alone).
+    fn required(&self, field: Field, value: &str) -> (Occur, Box<dyn Query>) {
+        (
+            Occur::Must,
+            self.present
+                .guard(field, super::reader::exact(field, value)),
+        )
+    }
 }

@@ -349,17 +349,33 @@ mod tests {
 
         // A second segment holds the symbol; the first still lacks the field.
         let mut writer = index.writer(1 << 20).expect("writer");
-        let code = Chunk::sample_code(
-            "src/walk.rs",
-            &["src/walk.rs", "walk"],
-            "walk",
-            "fn walk() {}",
-        );
-        writer.add(&code, "").expect("add");
+        let code = Chunk {
+            id: "walk:0123456789".into(),
+            ..Chunk::sample_code(
+                "src/walk.rs",
+                &["src/walk.rs", "walk"],
+                "walk",
+                "fn walk() {}",
+            )
+        };
+        writer.add(&code, "docs").expect("add");
         writer.commit(2).expect("commit");
         let reader = index.reader().expect("reader");
         assert_eq!(reader.searcher.segment_readers().len(), 2);
         assert!(!reader.empty.contains(&f.name) && !reader.empty.contains(&f.symbols));
+        // Queries on those fields pass over the segment lacking them and still
+        // find the symbol in the other.
+        assert!(!reader.present.everywhere(f.names));
+        let ids = vec![code.id.clone()];
+        assert_eq!(reader.symbols_named("walk").expect("named"), ids);
+        assert_eq!(
+            reader.symbols_named_like("wakl", 1).expect("named like"),
+            ids
+        );
+        let hits = reader
+            .search("walk", 5, &Filter::default())
+            .expect("search");
+        assert_eq!(hits.first().map(|h| h.id.as_str()), Some(code.id.as_str()));
     }
 
     #[test]
