@@ -107,6 +107,15 @@ impl Presence {
         Ok(n)
     }
 
+    /// Those of `fields` no segment of `searcher` holds a token of.
+    pub fn empty(&self, searcher: &Searcher, fields: &[Field]) -> Vec<Field> {
+        fields
+            .iter()
+            .copied()
+            .filter(|&field| !self.total_num_tokens(searcher, field).is_ok_and(|n| n > 0))
+            .collect()
+    }
+
     /// `query`, on `field`, scored only in the segments holding it; `query`
     /// itself when every segment does.
     pub fn guard(self: &Arc<Self>, field: Field, query: Box<dyn Query>) -> Box<dyn Query> {

@@ -170,22 +170,6 @@ pub struct ScoredId {
     pub score: f32,
 }
 
-/// Those of `fields` no segment of `searcher` holds a token of (see
-/// [`Presence`]).
-fn empty_fields(searcher: &Searcher, present: &Presence, fields: &[Field]) -> Vec<Field> {
-    fields
-        .iter()
-        .copied()
-        .filter(|&field| {
-            !searcher.segment_readers().iter().any(|segment| {
-                present
-                    .inverted(segment, field)
-                    .is_ok_and(|inv| inv.is_some_and(|inv| inv.total_num_tokens() > 0))
-            })
-        })
-        .collect()
-}
-
 /// A reader over one committed snapshot.
 pub struct IndexReader {
     pub(super) searcher: Searcher,
@@ -213,9 +197,8 @@ impl IndexReader {
     ) -> Result<IndexReader> {
         let searcher = reader.searcher();
         let present = Arc::new(Presence::of(&searcher));
-        let empty = empty_fields(
+        let empty = present.empty(
             &searcher,
-            &present,
             &[
                 fields.leaf,
                 fields.anc,
