@@ -47,7 +47,7 @@ def main():
     p.add_argument("rust_book")
     p.add_argument("k8s")
     p.add_argument("--bin", default=os.path.join(ROOT, "target", "release", "ctx"))
-    p.add_argument("--blind", default="1,2,3,4,5,6,7,8,9,10,11,12,13")
+    p.add_argument("--blind", default="1,2,3,4,5,6,7,8,9,10,11,12,13,14")
     p.add_argument("--from", dest="lo", type=float, default=0.25)
     p.add_argument("--to", dest="hi", type=float, default=0.45)
     a = p.parse_args()

@@ -248,7 +248,7 @@ def main():
         bench_eval(a.bin, segs["k8s-enhancements"], os.path.join(ROOT, "fixtures/eval/k8s-blind.jsonl"))
         bench_eval(a.bin, segs["rust-book"], os.path.join(ROOT, "fixtures/eval/rust-book-blind2.jsonl"))
         bench_eval(a.bin, segs["k8s-enhancements"], os.path.join(ROOT, "fixtures/eval/k8s-blind2.jsonl"))
-        for n in ("3", "4", "5", "6", "7", "8", "9", "10", "11", "12", "13"):
+        for n in ("3", "4", "5", "6", "7", "8", "9", "10", "11", "12", "13", "14"):
             bench_eval(a.bin, segs["rust-book"], os.path.join(ROOT, f"fixtures/eval/rust-book-blind{n}.jsonl"))
             bench_eval(a.bin, segs["k8s-enhancements"], os.path.join(ROOT, f"fixtures/eval/k8s-blind{n}.jsonl"))
         # Code search: the `ignore` crate (ctx depends on it, so `cargo fetch` has it).
