@@ -48,15 +48,15 @@ fn bench(c: &mut Criterion) {
             })
         });
         group.finish();
-        // The data URI scan every Markdown and code file goes through first.
-        let mut group = c.benchmark_group("data_uri_scan");
+        // The encoded-payload scan every Markdown and code file goes through first.
+        let mut group = c.benchmark_group("encoded_scan");
         group.throughput(Throughput::Bytes(bytes as u64));
         group.sample_size(10);
         group.bench_function(name, |b| {
             b.iter(|| {
                 files
                     .iter()
-                    .filter(|(_, text)| ctx::chunk::data_uri::elided(text).len() < text.len())
+                    .filter(|(_, text)| ctx::chunk::encoded::elided(text).len() < text.len())
                     .count()
             })
         });

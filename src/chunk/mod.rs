@@ -6,7 +6,7 @@
 //! and the same IDs on every machine.
 
 pub mod code;
-pub mod data_uri;
+pub mod encoded;
 pub mod id;
 pub mod markdown;
 pub mod text;
@@ -38,8 +38,8 @@ use serde::{Deserialize, Serialize};
 /// chunk or more not grouped with its neighbours, Kubernetes objects named
 /// by `metadata.name`, and a group of records labelled by its first and
 /// last names, 23 a `data:` URI payload of 256 bytes or more elided from
-/// chunk text.
-pub const CHUNKER_VERSION: u32 = 23;
+/// chunk text, 24 long base64 elided too, wrapped over lines or not.
+pub const CHUNKER_VERSION: u32 = 24;
 
 /// What kind of source a chunk came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -136,8 +136,8 @@ pub struct DeclaredMember {
 /// text; it equals the source bytes of its range except for three documented
 /// rewrites (front matter and BOM are left out of the first chunk, a block split
 /// into parts re-opens and closes its code fence in each part so every chunk is
-/// valid Markdown on its own, and a long inline `data:` URI payload is elided,
-/// see [`data_uri`]).
+/// valid Markdown on its own, and a long encoded payload (a `data:` URI's,
+/// base64) is elided, see [`encoded`]).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Chunk {
     /// Stable ID (`<doc stem>:<10 hex>`), empty until [`id::assign`] runs.
@@ -334,9 +334,9 @@ impl DocFormat {
 }
 
 /// Chunks one document with the chunker `format` calls for, long data URI
-/// payloads elided from its text (see [`data_uri`]).
+/// payloads elided from its text (see [`encoded`]).
 pub fn chunk_document(doc: &str, text: &str, format: DocFormat, opts: &ChunkOptions) -> Chunked {
-    data_uri::chunk_elided(text, |text| match format {
+    encoded::chunk_elided(text, |text| match format {
         DocFormat::Markdown => markdown::chunk_markdown(doc, text, opts),
         DocFormat::Code(lang) => code::chunk_code(doc, text, lang, opts),
         DocFormat::Text => text::chunk_text(doc, text, &[doc.to_string()], opts),

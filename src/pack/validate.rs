@@ -246,7 +246,7 @@ fn check_disk(pack: &Pack, disk: &BTreeMap<String, Vec<u8>>, out: &mut Vec<Probl
             let (s, e) = (c.bytes[0].max(body_start), c.bytes[1]);
             let slice = text.get(s..e.min(text.len())).unwrap_or("");
             if c.kind == crate::chunk::ChunkKind::Markdown
-                && !c.text.contains(&*crate::chunk::data_uri::elided(slice))
+                && !c.text.contains(&*crate::chunk::encoded::elided(slice))
             {
                 out.push(problem(
                     "ranges",

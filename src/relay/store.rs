@@ -13,7 +13,7 @@ use super::preview::{self, MediaType, PreviewOptions};
 use super::reference::{self, RefId};
 use crate::catalog::Catalog;
 use crate::catalog::boxes::BoxRow;
-use crate::chunk::{ChunkOptions, data_uri, markdown, text};
+use crate::chunk::{ChunkOptions, encoded, markdown, text};
 use crate::error::{Error, Result};
 use crate::hash::sha256_hex;
 use crate::index::SearchIndex;
@@ -221,7 +221,7 @@ fn index_value(
     let opts = ChunkOptions::default();
     // An image inlined in a fetched page is no text to search: chunk text is
     // elided, the stored value (what `resolve` reads) is not.
-    let mut chunks = data_uri::chunk_elided(indexed, |indexed| match media {
+    let mut chunks = encoded::chunk_elided(indexed, |indexed| match media {
         MediaType::Json => text::chunk_json(&doc, indexed, &root, &opts),
         MediaType::Markdown => markdown::chunk_markdown(&doc, indexed, &opts),
         MediaType::Html | MediaType::Text => text::chunk_text(&doc, indexed, &root, &opts),

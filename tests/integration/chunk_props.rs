@@ -50,6 +50,20 @@ fn block() -> impl Strategy<Value = String> {
             "![{alt}](data:image/png;base64,{}) and text\n",
             "QUJD".repeat(n / 4)
         )),
+        // Base64 wrapped over lines (a PEM block, MIME), fenced or not.
+        (
+            prop::bool::ANY,
+            prop::collection::vec("[A-Za-z0-9+/]{64}", 2..30),
+            "[A-Za-z0-9+/]{1,60}={0,2}"
+        )
+            .prop_map(|(fenced, lines, last)| {
+                let blob = format!("{}\n{last}\n", lines.join("\n"));
+                if fenced {
+                    format!("```\n{blob}```\n")
+                } else {
+                    blob
+                }
+            }),
     ]
 }
 
@@ -90,8 +104,9 @@ proptest! {
         for c in &out.chunks {
             prop_assert!(!c.text.trim().is_empty(), "empty chunk");
             let src = &doc[c.bytes[0].max(body_start)..c.bytes[1]];
-            let src = ctx::chunk::data_uri::elided(src);
+            let src = ctx::chunk::encoded::elided(src);
             prop_assert!(c.text.contains(&*src), "text does not contain its source range");
+            prop_assert_eq!(c.lines, ctx::chunk::line_range(&doc, c.bytes[0], c.bytes[1]));
             prop_assert!(!c.text.contains(&"QUJD".repeat(64)), "a long data URI payload was kept");
             prop_assert!(ctx::chunk::id::parse(&c.id).is_some());
             if c.part.is_some() && c.lang.is_some() {

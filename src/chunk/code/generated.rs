@@ -31,7 +31,7 @@ const SINGLE_LINE_LENGTH: usize = 1_000;
 pub fn is_probably_generated(source: &str) -> Option<String> {
     // An embedded image makes a long line in a hand-written file; what counts
     // is the code around it, which is what the chunker reads.
-    let text = &*crate::chunk::data_uri::elided(source);
+    let text = &*crate::chunk::encoded::elided(source);
     for (index, line) in text.lines().take(MARKER_LINES).enumerate() {
         let mut cut = line.len().min(MARKER_PREFIX_BYTES);
         while !line.is_char_boundary(cut) {

@@ -87,7 +87,7 @@ fn assert_tiles(text: &str, chunked: &Chunked) {
     for chunk in chunks {
         assert_eq!(
             chunk.text,
-            crate::chunk::data_uri::elided(&text[chunk.bytes[0]..chunk.bytes[1]])
+            crate::chunk::encoded::elided(&text[chunk.bytes[0]..chunk.bytes[1]])
         );
         assert!(
             !trim(&chunk.text).is_empty(),
