@@ -112,18 +112,39 @@ pub fn sanitize_name(s: &str) -> String {
 }
 
 /// Replaces terminal control characters in file-derived text (escape sequences
-/// could otherwise drive the user's terminal), keeping newline and tab.
+/// could otherwise drive the user's terminal), keeping newline and tab. A
+/// carriage return ends a line: CRLF (Windows) and a lone CR (classic Mac
+/// files, progress lines in a tool's log) print as a newline, since a bare
+/// return would let later text overwrite what the line showed.
 pub fn sanitize(s: &str) -> String {
     if !s.chars().any(|c| c.is_control() && c != '\n' && c != '\t') {
         return s.to_string();
     }
-    s.chars()
-        .map(|c| {
-            if c.is_control() && c != '\n' && c != '\t' {
-                '\u{fffd}'
-            } else {
-                c
+    let mut out = String::with_capacity(s.len());
+    let mut chars = s.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '\r' => {
+                chars.next_if_eq(&'\n');
+                out.push('\n');
             }
-        })
-        .collect()
+            '\n' | '\t' => out.push(c),
+            c if c.is_control() => out.push('\u{fffd}'),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn line_ends_stay_and_terminal_controls_go() {
+        assert_eq!(sanitize("a\r\nb\rc\n\td"), "a\nb\nc\n\td");
+        assert_eq!(sanitize("\x1b[2Jx\x07"), "\u{fffd}[2Jx\u{fffd}");
+        assert_eq!(sanitize("plain"), "plain");
+        assert_eq!(sanitize_name("a\r\nb"), "a\\r\\nb");
+    }
 }

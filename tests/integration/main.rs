@@ -16,6 +16,7 @@ mod history;
 mod ids;
 mod incremental;
 mod mcp;
+mod output;
 mod proxy;
 mod refresh;
 mod relay;
