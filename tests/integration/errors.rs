@@ -179,3 +179,46 @@ fn a_missing_query_file_is_named_once() {
                 && s.matches("os error 2").count() == 1
         }));
 }
+
+/// A search, get or evidence run where there is nothing to read says so and
+/// leaves no `_ctx/` behind: one left there would make that directory the
+/// project of every directory below it that has none of its own.
+#[test]
+fn nothing_to_read_leaves_no_pack_behind() {
+    let env = Env::empty();
+    let says = format!(
+        "error: nothing is indexed in `{}`: it has no Markdown, text or code files ctx reads",
+        env.path().display()
+    );
+    for args in [
+        &["search", "kumquat"][..],
+        &["get", "notes.md"],
+        &["evidence", "kumquat"],
+        &["symbol", "kumquat"],
+    ] {
+        ctx()
+            .current_dir(env.path())
+            .args(args)
+            .assert()
+            .code(2)
+            .stderr(predicate::str::contains(says.as_str()));
+        assert!(!env.path().join("_ctx").exists(), "{args:?} left _ctx/");
+    }
+    env.write("proj/readme.md", "# P\n\nproject kumquat.\n");
+    env.write("other/notes.md", "# Secret\n\nprivate notes kumquat.\n");
+    ctx()
+        .current_dir(env.path().join("proj"))
+        .args(["search", "kumquat"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("readme.md"))
+        .stdout(predicate::str::contains("notes.md").not());
+    // A project that is built keeps its pack whatever a later search finds.
+    std::fs::remove_file(env.path().join("proj/readme.md")).expect("remove");
+    ctx()
+        .current_dir(env.path().join("proj"))
+        .args(["search", "kumquat"])
+        .output()
+        .expect("ctx runs");
+    assert!(env.path().join("proj/_ctx").exists());
+}

@@ -154,27 +154,44 @@ pub fn refresh(
 
 /// [`refresh`], then the committed state opened for reading; the index the
 /// refresh opened is reused, not opened again.
+///
+/// A first refresh that finds no file to read was run in the wrong
+/// directory: the `_ctx/` it made is removed before the error, or it would
+/// make this directory the project of every directory below it.
 pub fn refreshed(
     seg: &Segment,
     settings: &Settings,
     no_build: bool,
     p: &Printer,
 ) -> anyhow::Result<Retriever> {
+    let first = !no_build && !seg.ctx_dir().exists();
     let retriever = match refresh_and_open(seg, settings, no_build, p)? {
-        Some(opened) => Retriever::with_open(seg, &opened.index, opened.catalog)?,
+        Some((report, opened)) if first && report.files == 0 && report.warnings.is_empty() => {
+            drop(opened);
+            // Best effort: left behind, it only costs the hijack above.
+            let _ = std::fs::remove_dir_all(seg.ctx_dir());
+            return Err(Error::NothingIndexed {
+                root: seg.root.clone(),
+                boxed: false,
+                skipped: Vec::new(),
+            }
+            .into());
+        }
+        Some((_, opened)) => Retriever::with_open(seg, &opened.index, opened.catalog)?,
         None => Retriever::open(seg)?,
     };
     Ok(retriever)
 }
 
-/// [`refresh`], returning the index and catalog the refresh committed to, or
-/// `None` when there was none (`no_build`, a build running, sources gone).
+/// [`refresh`], returning the build's report and the index and catalog the
+/// refresh committed to, or `None` when there was none (`no_build`, a build
+/// running, sources gone).
 fn refresh_and_open(
     seg: &Segment,
     settings: &Settings,
     no_build: bool,
     p: &Printer,
-) -> anyhow::Result<Option<pipeline::Opened>> {
+) -> anyhow::Result<Option<(pipeline::BuildReport, pipeline::Opened)>> {
     if no_build {
         return Ok(None);
     }
@@ -191,7 +208,7 @@ fn refresh_and_open(
                     r.changed, r.removed
                 ));
             }
-            Ok(Some(opened))
+            Ok(Some((r, opened)))
         }
         Err(Error::LockTimeout { .. }) if seg.index_dir().join("meta.json").exists() => Ok(None),
         Err(e @ Error::SourcesGone { .. }) => {
