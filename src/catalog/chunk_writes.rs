@@ -115,8 +115,8 @@ impl Tx<'_> {
             .prepare_cached(
                 // `id` is the primary key: a chunk this build wrote again was
                 // replaced at generation ?2, so `gen < ?2` leaves only vanished IDs.
-                "INSERT OR REPLACE INTO retired(id, doc, title_path, title_hash, gen)
-                 SELECT id, doc, title_path, title_hash, ?2 FROM chunks
+                "INSERT OR REPLACE INTO retired(id, doc, title_path, title_hash, gen, ordinal)
+                 SELECT id, doc, title_path, title_hash, ?2, ordinal FROM chunks
                  WHERE doc = ?1 AND gen < ?2",
             )
             .and_then(|mut s| s.execute(params![doc, gen_ as i64]))

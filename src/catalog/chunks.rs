@@ -42,6 +42,17 @@ pub struct RawMeta<'a> {
     pub gen_: u64,
 }
 
+/// Where a retired chunk ID stood ([`Catalog::retired`]).
+#[derive(Debug, Clone)]
+pub struct Retired {
+    /// Its document.
+    pub doc: String,
+    /// Its heading path.
+    pub title_path: Vec<String>,
+    /// Its place among its document's chunks, when the catalog recorded it.
+    pub ordinal: Option<i64>,
+}
+
 /// A chunk row before its page is read.
 struct Stored {
     chunk: Chunk,
@@ -132,11 +143,19 @@ impl Catalog {
     }
 
     /// The chunk now at the same document and heading path as a vanished ID.
-    pub fn chunk_at(&self, doc: &str, title_path: &[String]) -> Result<Option<Chunk>> {
+    pub fn chunk_at(
+        &self,
+        doc: &str,
+        title_path: &[String],
+        ordinal: Option<i64>,
+    ) -> Result<Option<Chunk>> {
+        // Of several chunks at the path, the one nearest where the retired one
+        // stood; on a tie the later, as a chunk added above pushes it down.
         let sql = format!(
-            "SELECT {COLUMNS} FROM chunks WHERE doc = ?1 AND title_hash = ?2 ORDER BY ordinal LIMIT 1"
+            "SELECT {COLUMNS} FROM chunks WHERE doc = ?1 AND title_hash = ?2
+             ORDER BY abs(ordinal - coalesce(?3, 0)), ordinal DESC LIMIT 1"
         );
-        self.one(&sql, params![doc, title_hash(title_path)])
+        self.one(&sql, params![doc, title_hash(title_path), ordinal])
     }
 
     fn one(&self, sql: &str, p: impl rusqlite::Params) -> Result<Option<Chunk>> {
@@ -153,17 +172,23 @@ impl Catalog {
             .map_err(|e| self.err(e))
     }
 
-    /// Where a retired ID was: `(doc, title_path)`.
-    pub fn retired(&self, id: &str) -> Result<Option<(String, Vec<String>)>> {
+    /// Where a retired ID was: its document, heading path and place in the
+    /// document (unknown in catalogs of layouts before 9).
+    pub fn retired(&self, id: &str) -> Result<Option<Retired>> {
+        let sql = if self.retired_ordinals() {
+            "SELECT doc, title_path, ordinal FROM retired WHERE id = ?1"
+        } else {
+            "SELECT doc, title_path, NULL FROM retired WHERE id = ?1"
+        };
         self.conn
-            .query_row(
-                "SELECT doc, title_path FROM retired WHERE id = ?1",
-                [id],
-                |r| {
-                    let tp: String = r.get(1)?;
-                    Ok((r.get(0)?, serde_json::from_str(&tp).unwrap_or_default()))
-                },
-            )
+            .query_row(sql, [id], |r| {
+                let tp: String = r.get(1)?;
+                Ok(Retired {
+                    doc: r.get(0)?,
+                    title_path: serde_json::from_str(&tp).unwrap_or_default(),
+                    ordinal: r.get(2)?,
+                })
+            })
             .optional()
             .map_err(|e| self.err(e))
     }

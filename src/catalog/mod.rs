@@ -12,7 +12,7 @@ mod places;
 mod skipped;
 mod spans;
 
-pub use chunks::{ChunkReader, RawMeta};
+pub use chunks::{ChunkReader, RawMeta, Retired};
 pub use skipped::Skip;
 pub use spans::PackSpan;
 
@@ -30,11 +30,17 @@ use crate::sources::Package;
 const PACKAGES_KEY: &str = "packages";
 
 /// The catalog layout this ctx writes (`PRAGMA user_version`).
-const LAYOUT: i64 = 8;
+const LAYOUT: i64 = 9;
 
-/// An older layout a reader can use as it is: layout 8 only added an index
-/// that builds use, so `--no-build` commands need not ask for a build first.
-const ALSO_READS: i64 = 7;
+/// Older layouts a reader can use as they are: layout 8 only added an index
+/// that builds use, and layout 9 where a retired ID stood among its
+/// document's chunks (without it a stale ID is sent to the first chunk at its
+/// heading), so `--no-build` commands need not ask for a build first.
+const ALSO_READS: [i64; 2] = [7, 8];
+
+/// Layouts that lack only tables, columns and indexes added since, brought
+/// up in place.
+const IN_PLACE: [i64; 3] = [5, 7, 8];
 
 /// Share of the catalog's pages that may be free before a build compacts it
 /// ([`Catalog::compact_if_sparse`]). Free pages are reused by the next build,
@@ -78,6 +84,8 @@ pub struct ChunkMeta {
 pub struct Catalog {
     conn: Connection,
     path: PathBuf,
+    /// Its layout, [`LAYOUT`] or one of [`ALSO_READS`].
+    layout: i64,
 }
 
 impl Catalog {
@@ -87,6 +95,7 @@ impl Catalog {
         let cat = Catalog {
             conn,
             path: path.to_path_buf(),
+            layout: LAYOUT,
         };
         cat.conn
             .busy_timeout(Duration::from_secs(30))
@@ -103,9 +112,9 @@ impl Catalog {
 
     /// Brings an older layout to [`LAYOUT`]. Everything but relay boxes is
     /// derived data: it is dropped (tables and all, so a table whose columns
-    /// changed is made anew) and the next build is a full one. Layouts 5 and 7
-    /// lack only tables, columns and indexes added since, so they are brought
-    /// up in place.
+    /// changed is made anew) and the next build is a full one. The layouts of
+    /// [`IN_PLACE`] lack only tables, columns and indexes added since, so they
+    /// are brought up in place.
     fn migrate(&self) -> rusqlite::Result<()> {
         let version: i64 = self
             .conn
@@ -119,11 +128,24 @@ impl Catalog {
             |r| r.get(0),
         )?;
         // Layout 7 added the `skipped` table and `files.notes`, layout 8 the
-        // `pages_by_scope` index; the schema below creates what is missing.
+        // `pages_by_scope` index, layout 9 `retired.ordinal`; the schema
+        // below creates the missing tables and indexes.
         if has_chunks && version == 5 {
             self.conn
                 .execute_batch("ALTER TABLE files ADD COLUMN notes TEXT;")?;
-        } else if has_chunks && version != ALSO_READS {
+        }
+        if has_chunks && IN_PLACE.contains(&version) {
+            // A migration cut short before the version was written runs again.
+            let added: bool = self.conn.query_row(
+                "SELECT count(*) > 0 FROM pragma_table_info('retired') WHERE name = 'ordinal'",
+                [],
+                |r| r.get(0),
+            )?;
+            if !added {
+                self.conn
+                    .execute_batch("ALTER TABLE retired ADD COLUMN ordinal INTEGER;")?;
+            }
+        } else if has_chunks {
             self.conn.execute_batch(
                 "BEGIN;
                  DROP TABLE IF EXISTS chunks;
@@ -161,7 +183,7 @@ impl Catalog {
         let version: i64 = conn
             .query_row("PRAGMA user_version", [], |r| r.get(0))
             .map_err(|e| err(path, e))?;
-        if version != LAYOUT && version != ALSO_READS {
+        if version != LAYOUT && !ALSO_READS.contains(&version) {
             return Err(Error::OldCatalog {
                 path: path.to_path_buf(),
                 found: version,
@@ -171,6 +193,7 @@ impl Catalog {
         Ok(Catalog {
             conn,
             path: path.to_path_buf(),
+            layout: version,
         })
     }
 
@@ -180,6 +203,11 @@ impl Catalog {
         self.conn
             .execute_batch("PRAGMA query_only=1;")
             .map_err(|e| self.err(e))
+    }
+
+    /// Whether retired IDs record where they stood ([`LAYOUT`] 9).
+    fn retired_ordinals(&self) -> bool {
+        self.layout >= 9
     }
 
     /// The underlying connection (for the relay's tables).

@@ -51,13 +51,16 @@ CREATE INDEX IF NOT EXISTS pages_by_doc ON pages (doc, gen);
 -- reading the page rows (7 ms of a one-file rebuild of a 40 MB pack).
 CREATE INDEX IF NOT EXISTS pages_by_scope ON pages (scope, doc, gen);
 -- IDs that no longer exist, with where they were, so a stale ID can point to
--- the chunk now at the same document and heading path.
+-- the chunk now at the same document and heading path; `ordinal` (its place
+-- in the document) tells apart chunks at one heading path (parts of a split
+-- section, two sections headed alike).
 CREATE TABLE IF NOT EXISTS retired (
     id         TEXT PRIMARY KEY,
     doc        TEXT NOT NULL,
     title_path TEXT NOT NULL,
     title_hash INTEGER NOT NULL,
-    gen        INTEGER NOT NULL
+    gen        INTEGER NOT NULL,
+    ordinal    INTEGER
 );
 -- Boxed relay values (the value itself is a file under _ctx/relay/<session>/).
 CREATE TABLE IF NOT EXISTS boxes (

@@ -154,12 +154,13 @@ impl Retriever {
         if let Some(c) = self.catalog.chunk(requested)? {
             return Ok((c, None));
         }
-        if let Some((doc, title_path)) = self.catalog.retired(requested)? {
-            return match self.catalog.chunk_at(&doc, &title_path)? {
+        if let Some(r) = self.catalog.retired(requested)? {
+            return match self.catalog.chunk_at(&r.doc, &r.title_path, r.ordinal)? {
                 Some(c) => Ok((c, Some(requested.to_string()))),
                 None => Err(Error::Invalid(format!(
-                    "chunk `{requested}` is stale: its section `{}` of `{doc}` no longer exists; run `ctx search` again",
-                    title_path.join(" > ")
+                    "chunk `{requested}` is stale: its section `{}` of `{}` no longer exists; run `ctx search` again",
+                    r.title_path.join(" > "),
+                    r.doc
                 ))),
             };
         }

@@ -5,7 +5,7 @@ use std::collections::HashMap;
 
 use ctx::chunk::{ChunkOptions, markdown::chunk_markdown};
 
-use super::util::{corpus, repo};
+use super::util::{Env, corpus, repo};
 
 fn md_files(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
     for e in std::fs::read_dir(dir).expect("read_dir").flatten() {
@@ -101,4 +101,62 @@ fn ids_keep_letters_of_any_script() {
     let out = env.ctx(&["get", ids[0]]).output().expect("run");
     assert!(out.status.success());
     assert!(String::from_utf8_lossy(&out.stdout).contains("quokka coffee"));
+}
+
+/// The ID of the hit `query` ranks first.
+fn first_hit(env: &Env, query: &str) -> String {
+    let r = env.json(&["search", query, "-k", "1"]);
+    r["hits"][0]["id"].as_str().expect("a hit").to_string()
+}
+
+/// A stale ID leads to the chunk now where it stood: with two sections
+/// headed alike, the edited one, not the first at that heading; with a
+/// section split into parts, the edited part.
+#[test]
+fn a_stale_id_leads_to_its_own_place_among_chunks_at_one_heading() {
+    let env = Env::empty();
+    env.write(
+        "d.md",
+        "# Doc\n\n## Notes\n\nfirst notes apple.\n\n## Notes\n\nsecond notes banana.\n",
+    );
+    env.ctx(&["build", "-q"]).assert().success();
+    let old = first_hit(&env, "banana");
+    let text = std::fs::read_to_string(env.path().join("d.md")).expect("read");
+    env.write("d.md", text.replace("banana", "cherry"));
+    let r = env.json(&["get", &old]);
+    assert_eq!(r["chunks"][0]["replaces"], old.as_str(), "{r}");
+    let got = r["chunks"][0]["text"].as_str().expect("text");
+    assert!(got.contains("second notes cherry"), "{got}");
+
+    // Three parts of one long section: the third is edited.
+    let para = |word: &str| format!("{} {word}.\n\n", "filler words here ".repeat(60));
+    let words = [
+        "alpha", "beta", "gamma", "delta", "epsilon", "zeta", "eta", "theta", "iota", "kappa",
+    ];
+    let long = format!(
+        "# Guide\n\n## Setup\n\n{}",
+        words.iter().map(|w| para(w)).collect::<String>()
+    );
+    env.write("g.md", &long);
+    env.ctx(&["build", "-q"]).assert().success();
+    let pack = env.pack();
+    let parts: Vec<&serde_json::Value> = pack["chunks"]
+        .as_array()
+        .expect("chunks")
+        .iter()
+        .filter(|c| c["doc"] == "g.md" && c["part"].is_array())
+        .collect();
+    assert!(parts.len() >= 3, "{} parts", parts.len());
+    let last = parts.last().expect("a part");
+    let old = last["id"].as_str().expect("id").to_string();
+    let word = words
+        .into_iter()
+        .rev()
+        .find(|w| last["text"].as_str().is_some_and(|t| t.contains(w)))
+        .expect("a word of the last part");
+    env.write("g.md", long.replace(&format!(" {word}."), " omega."));
+    let r = env.json(&["get", &old]);
+    assert_eq!(r["chunks"][0]["replaces"], old.as_str(), "{r}");
+    let got = r["chunks"][0]["text"].as_str().expect("text");
+    assert!(got.contains("omega"), "{got}");
 }

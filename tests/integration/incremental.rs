@@ -287,6 +287,40 @@ fn layout_7_gains_its_index_in_place() {
     env.ctx(&["validate"]).assert().success();
 }
 
+/// Layout 8 lacked only where a retired ID stood: it is read as it is, and
+/// the next build adds the column in place and rebuilds nothing.
+#[test]
+fn layout_8_gains_retired_ordinals_in_place() {
+    let env = Env::fixture("demo");
+    env.json(&["build"]);
+    let db = env.path().join("_ctx/context.db");
+    let has_column = || -> bool {
+        let c = rusqlite::Connection::open(&db).expect("open");
+        c.query_row(
+            "SELECT count(*) > 0 FROM pragma_table_info('retired') WHERE name = 'ordinal'",
+            [],
+            |r| r.get(0),
+        )
+        .expect("schema")
+    };
+    assert!(has_column());
+    {
+        let c = rusqlite::Connection::open(&db).expect("open");
+        c.execute_batch("ALTER TABLE retired DROP COLUMN ordinal; PRAGMA user_version = 8;")
+            .expect("layout 8");
+    }
+    let hits = env.json(&["search", "--no-build", "stale lock"]);
+    assert!(!hits["hits"].as_array().expect("hits").is_empty(), "{hits}");
+    let r = env.json(&["build"]);
+    assert_eq!(
+        (r["full"].clone(), r["noop"].clone()),
+        (false.into(), true.into()),
+        "{r}"
+    );
+    assert!(has_column());
+    env.ctx(&["validate"]).assert().success();
+}
+
 /// `--timings` names every stage of a build that wrote something.
 #[test]
 fn timings_name_every_stage() {
