@@ -184,3 +184,21 @@ fn symbol_lines_after_a_wrapped_blob_are_the_source_lines() {
         .count();
     assert_eq!(draw.lines, Some([line, line + 2]));
 }
+
+#[test]
+fn filled_blocks_agree_with_a_byte_by_byte_check_and_a_run_ending_the_text_is_found() {
+    let text = format!("{} {}", "word ".repeat(13), blob(150)).into_bytes();
+    let mut group = 0;
+    while group < text.len() {
+        let full = filled_blocks(&text[group..]);
+        for k in 0..GROUP / BLOCK {
+            let block = group + k * BLOCK;
+            let expected = block + BLOCK <= text.len()
+                && text[block..block + BLOCK].iter().all(|&b| is_base64(b));
+            assert_eq!(full & (1 << k) != 0, expected, "block at {block}");
+        }
+        group += GROUP;
+    }
+    let tail = format!("key: {}", blob(300));
+    assert_eq!(elided(&tail), "key: …(300B-elided)");
+}
