@@ -183,6 +183,14 @@ fn top_level_blocks(text: &str, body_start: usize) -> Vec<Block> {
     let mut heading: Option<(u8, String)> = None;
     for (event, range) in Parser::new_ext(body, parser_options()).into_offset_iter() {
         let (start, end) = (range.start + body_start, range.end + body_start);
+        // A block indented by up to three spaces starts at its line's start,
+        // not at its first character: cut there, a chunk boundary would split
+        // the line between two chunks and both would claim it.
+        let start = if depth == 0 {
+            line_start(text, body_start, start)
+        } else {
+            start
+        };
         match event {
             Event::Start(tag) => {
                 if depth == 0 {
@@ -238,6 +246,22 @@ fn top_level_blocks(text: &str, body_start: usize) -> Vec<Block> {
         }
     }
     blocks
+}
+
+/// `at`, moved back over the spaces and tabs that open its line (not before
+/// `floor`).
+fn line_start(text: &str, floor: usize, at: usize) -> usize {
+    let indent = text.as_bytes()[floor..at]
+        .iter()
+        .rev()
+        .take_while(|&&b| b == b' ' || b == b'\t')
+        .count();
+    let start = at - indent;
+    if start == floor || text.as_bytes()[start - 1] == b'\n' {
+        start
+    } else {
+        at
+    }
 }
 
 /// Trims and collapses every whitespace run to one space.

@@ -292,3 +292,17 @@ fn an_embedded_image_is_one_line_of_its_section_not_hundreds_of_parts() {
     assert_eq!(c[1].text, "## Tuning\n\nSet `--workers`.\n");
     assert_eq!(text[c[1].bytes[0]..c[1].bytes[1]], c[1].text);
 }
+
+#[test]
+fn an_indented_heading_starts_its_chunk_at_its_line() {
+    let text = "## A\n\ntext.\n\n ### Indented\n\nfinal.\n\n   ## Three\n\nend.\n";
+    let chunks = chunk(text);
+    assert_tiles(text, &chunks);
+    assert_eq!(chunks.len(), 3, "{chunks:?}");
+    for pair in chunks.windows(2) {
+        assert!(pair[0].lines[1] < pair[1].lines[0], "{chunks:?}");
+        assert_eq!(text.as_bytes()[pair[1].bytes[0] - 1], b'\n');
+    }
+    assert!(chunks[1].text.starts_with(" ### Indented"));
+    assert_eq!(chunks[2].lines, [9, 11]);
+}
