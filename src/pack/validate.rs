@@ -243,6 +243,24 @@ fn check_disk(pack: &Pack, disk: &BTreeMap<String, Vec<u8>>, out: &mut Vec<Probl
         };
         let body_start = crate::chunk::markdown::front_matter(text).body_start;
         for c in by_doc.get(f.path.as_str()).into_iter().flatten() {
+            if c.bytes[0] < c.bytes[1]
+                && c.bytes[1] <= text.len()
+                && c.lines != crate::chunk::line_range(text, c.bytes[0], c.bytes[1])
+            {
+                out.push(problem(
+                    "lines",
+                    format!(
+                        "chunk `{}`: lines {}-{} are not the lines of bytes {}..{} of `{}` ({:?})",
+                        c.id,
+                        c.lines[0],
+                        c.lines[1],
+                        c.bytes[0],
+                        c.bytes[1],
+                        f.path,
+                        crate::chunk::line_range(text, c.bytes[0], c.bytes[1])
+                    ),
+                ));
+            }
             let (s, e) = (c.bytes[0].max(body_start), c.bytes[1]);
             let slice = text.get(s..e.min(text.len())).unwrap_or("");
             if c.kind == crate::chunk::ChunkKind::Markdown

@@ -413,6 +413,26 @@ fn validate_reports_problems() {
         ));
 }
 
+/// `validate` checks each chunk's lines against its bytes in the file.
+#[test]
+fn validate_reports_lines_that_are_not_the_chunks() {
+    let env = Env::fixture("demo");
+    env.ctx(&["build"]).assert().success();
+    env.ctx(&["validate"]).assert().success();
+    let path = env.path().join("_ctx/context_pack.json");
+    let mut p = env.pack();
+    let id = p["chunks"][1]["id"].as_str().expect("id").to_string();
+    p["chunks"][1]["lines"] = serde_json::json!([100, 200]);
+    std::fs::write(&path, serde_json::to_string(&p).unwrap()).unwrap();
+    env.ctx(&["validate"])
+        .assert()
+        .code(1)
+        .stdout(predicate::str::contains("[lines]"))
+        .stdout(predicate::str::contains(format!(
+            "chunk `{id}`: lines 100-200 are not the lines of bytes"
+        )));
+}
+
 /// A tree of `files` Markdown files with a few sections of words that do not
 /// repeat (so their compressed text fills catalog pages).
 fn varied_tree(env: &Env, files: usize) {
