@@ -227,11 +227,24 @@ pub fn query_notes(absent: &[String], packages: &[String]) -> Vec<String> {
 /// "no searched text contains …" for `words`, when there are any: the scope
 /// searched, since a boxed output may hold a word the docs lack.
 fn absent_note(words: &[String]) -> Option<String> {
+    /// Words named; a pasted page of unknown words is not echoed whole.
+    const NAMED: usize = 8;
     if words.is_empty() {
         return None;
     }
-    let quoted: Vec<String> = words.iter().map(|w| format!("\"{w}\"")).collect();
-    Some(format!("no searched text contains {}", quoted.join(" or ")))
+    let quoted: Vec<String> = words
+        .iter()
+        .take(NAMED)
+        .map(|w| format!("\"{w}\""))
+        .collect();
+    let more = match words.len().saturating_sub(NAMED) {
+        0 => String::new(),
+        n => format!(" (nor {n} more of the query's words)"),
+    };
+    Some(format!(
+        "no searched text contains {}{more}",
+        quoted.join(" or ")
+    ))
 }
 
 /// Said when no word of a query can be searched for.

@@ -609,3 +609,28 @@ fn a_table_of_contents_ranks_below_the_sections_it_lists() {
         "the contents are listed after the sections: {titles:#?}"
     );
 }
+
+/// The note naming query words no text holds names the first eight: a
+/// pasted page of unknown words is not echoed back whole.
+#[test]
+fn the_absent_words_note_names_the_first_few() {
+    let env = Env::demo_built();
+    let words: Vec<String> = ["a", "b", "c", "d"]
+        .iter()
+        .flat_map(|x| ["a", "b", "c", "d", "e"].map(|y| format!("zq{x}{y}vx")))
+        .collect();
+    let out = env
+        .ctx(&["search", &format!("stale lock {}", words.join(" "))])
+        .output()
+        .expect("ctx runs");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("no searched text contains \"zqaavx\" or \"zqabvx\""),
+        "{err}"
+    );
+    assert!(
+        err.contains("\"zqbcvx\" (nor 12 more of the query's words)"),
+        "{err}"
+    );
+    assert!(!err.contains("zqbdvx"), "{err}");
+}
