@@ -16,7 +16,8 @@ const MIN_KEY_CHARS: usize = 4;
 
 impl Retriever {
     /// Symbols whose name's last part is within an edit or two of `name`'s
-    /// (two from 8 letters on; a transposition is one), in `file` when
+    /// (two from 8 letters on; a transposition is one) once case and
+    /// underscores are set aside (`MaxFilesize` is `max_filesize`), in `file` when
     /// given: those in a container named like `name`'s, or at a place its
     /// leading parts name (`serde_json::from_strr`), first, then the
     /// closest, each as `` `Walk::build` (src/walk.rs:592) ``.
@@ -56,7 +57,10 @@ impl Retriever {
                 let q = canon(&qualified);
                 let (their_container, their_last) = q.rsplit_once('.').unwrap_or(("", &q));
                 let edits = strsim::osa_distance(&name_key(their_last), &key);
-                if edits == 0 || edits > usize::from(distance) {
+                // The same key written another way (`MaxFilesize`,
+                // `maxfilesize` for `max_filesize`) is the likeliest slip of
+                // all; the very same name only failed for its container.
+                if edits > usize::from(distance) || (edits == 0 && their_last == last) {
                     continue;
                 }
                 let in_container =

@@ -207,3 +207,33 @@ fn a_long_list_of_candidates_shows_a_name_by_its_place() {
     let out = env.json(&["symbol", "Error"]);
     assert_eq!(out["for_example"], "alpha::Error", "{out}");
 }
+
+/// A name written in another case style (`MaxFilesize`, `getJson`) or
+/// without its underscores finds the symbol it means among the similar
+/// names, first.
+#[test]
+fn a_name_in_another_case_style_gets_the_name_it_means() {
+    let env = Env::empty();
+    env.write(
+        "src/walk.rs",
+        "pub struct WalkBuilder;\nimpl WalkBuilder {\n    pub fn max_filesize(&mut self) {}\n    pub fn max_depth(&mut self) {}\n}\n",
+    );
+    env.write(
+        "client.py",
+        "class HttpClient:\n    def get_json(self, url):\n        return url\n",
+    );
+    env.ctx(&["build", "-q"]).assert().success();
+    for (asked, means) in [
+        ("MaxFilesize", "`WalkBuilder::max_filesize` (src/walk.rs:3)"),
+        ("maxfilesize", "`WalkBuilder::max_filesize` (src/walk.rs:3)"),
+        ("HttpClient.getJson", "`HttpClient.get_json` (client.py:2)"),
+        ("getjson", "`HttpClient.get_json` (client.py:2)"),
+    ] {
+        env.ctx(&["symbol", "--no-build", asked])
+            .assert()
+            .code(2)
+            .stderr(predicate::str::contains(format!(
+                "error: no symbol `{asked}` in this pack; similar names: {means}"
+            )));
+    }
+}
