@@ -77,22 +77,32 @@ impl Retriever {
     }
 
     /// The error for `requested` (a file, or a file's lines) when its file
-    /// `path` (in the project, or the end of one) is one the build skipped.
+    /// `path` (in the project, or the end of one) is one the build skipped,
+    /// or one it read and found blank.
     pub(super) fn not_indexed(&self, requested: &str, path: &str) -> Result<Option<Error>> {
         let path = self.project_path(path);
         let tail = format!("/{path}");
-        Ok(self
+        if let Some(s) = self
             .skipped(None)?
             .into_iter()
             .find(|s| s.path == path || s.path.ends_with(&tail))
-            .map(|s| {
-                Error::Invalid(format!(
-                    "`{}` is not indexed: the build skipped {} ({})",
-                    requested.escape_debug(),
-                    s.path,
-                    s.reason()
-                ))
-            }))
+        {
+            return Ok(Some(Error::Invalid(format!(
+                "`{}` is not indexed: the build skipped {} ({})",
+                requested.escape_debug(),
+                s.path,
+                s.reason()
+            ))));
+        }
+        // A file read and found blank is counted, yet has no chunk to return.
+        let files = self.catalog.files()?;
+        let blank = files.keys().find(|f| **f == *path || f.ends_with(&tail));
+        Ok(blank.map(|f| {
+            Error::Invalid(format!(
+                "`{}` is indexed but has nothing to return: {f} is empty or only whitespace",
+                requested.escape_debug()
+            ))
+        }))
     }
 
     /// What to add to a search without evidence when the build skipped files

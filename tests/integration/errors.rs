@@ -222,3 +222,32 @@ fn nothing_to_read_leaves_no_pack_behind() {
         .expect("ctx runs");
     assert!(env.path().join("proj/_ctx").exists());
 }
+
+/// A blank file is counted among the files read, and `get` says it is
+/// blank instead of that it is not indexed.
+#[test]
+fn a_blank_file_is_named_as_blank() {
+    let env = Env::empty();
+    env.write("docs/guide.md", "# Guide\n\nWords.\n");
+    env.write("docs/empty.md", "");
+    env.write("docs/spaces.md", "  \n\n\t\n");
+    env.ctx(&["build", "-q"]).assert().success();
+    for (asked, file) in [
+        ("docs/empty.md", "docs/empty.md"),
+        ("spaces.md", "docs/spaces.md"),
+        ("docs/empty.md:1", "docs/empty.md"),
+    ] {
+        env.ctx(&["get", asked])
+            .assert()
+            .code(2)
+            .stderr(predicate::str::contains(format!(
+                "error: `{asked}` is indexed but has nothing to return: {file} is empty or only whitespace"
+            )));
+    }
+    env.ctx(&["get", "docs/nothere.md"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "is neither a chunk ID nor an indexed file",
+        ));
+}
