@@ -39,8 +39,9 @@ use serde::{Deserialize, Serialize};
 /// by `metadata.name`, and a group of records labelled by its first and
 /// last names, 23 a `data:` URI payload of 256 bytes or more elided from
 /// chunk text, 24 long base64 elided too, wrapped over lines or not, 25 a
-/// top-level block indented by up to three spaces cut at its line's start.
-pub const CHUNKER_VERSION: u32 = 25;
+/// top-level block indented by up to three spaces cut at its line's start,
+/// 26 the last line of a fence left open may open a part.
+pub const CHUNKER_VERSION: u32 = 26;
 
 /// What kind of source a chunk came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]

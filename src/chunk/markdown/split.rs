@@ -118,6 +118,19 @@ struct Fence {
     closer: String,
 }
 
+impl Fence {
+    /// Whether `line` closes the fence: its character, at least as many
+    /// times, and nothing else but whitespace.
+    fn closes(&self, line: &str) -> bool {
+        let closer = self.closer.trim_end();
+        let line = line.trim();
+        closer
+            .chars()
+            .next()
+            .is_some_and(|ch| line.len() >= closer.len() && line.chars().all(|c| c == ch))
+    }
+}
+
 /// The fence that the line at `start` opens, if it opens one.
 fn fence_of(text: &str, start: usize) -> Option<Fence> {
     let first = &text[start..line_end(text, start)];
@@ -229,11 +242,11 @@ fn split_block(text: &str, s: usize, e: usize, block: &Block, max: usize) -> Vec
             || (acc + cost > budget - budget / 8
                 && tokens::estimate(&text[part_start..end]) > budget);
         // The last line with text may open a part, except a fence's
-        // closing line, which would end up beside a synthetic one.
-        let may_open = if fence.is_some() {
-            at < last_line
-        } else {
-            at <= last_line
+        // closing line, which would end up beside a synthetic one (a fence
+        // left open ends on a line of content).
+        let may_open = match &fence {
+            Some(f) if f.closes(&text[at..end]) => at < last_line,
+            _ => at <= last_line,
         };
         if has_text && over && may_open && at >= first_bound {
             bounds.push(at);

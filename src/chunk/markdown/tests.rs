@@ -306,3 +306,35 @@ fn an_indented_heading_starts_its_chunk_at_its_line() {
     assert!(chunks[1].text.starts_with(" ### Indented"));
     assert_eq!(chunks[2].lines, [9, 11]);
 }
+
+#[test]
+fn an_unclosed_fence_ending_on_content_keeps_its_last_part_within_the_budget() {
+    let words = [
+        "lock", "stale", "timeout", "retry", "server", "client", "cache",
+    ];
+    let line = |n: usize, o: usize| {
+        (0..n)
+            .map(|i| words[(i * 3 + o) % words.len()])
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    let opts = ChunkOptions::default();
+    for closed in [false, true] {
+        let text = format!(
+            "```\n{}\n{}\n{}",
+            line(2_420, 0),
+            line(150, 1),
+            if closed { "```\n" } else { "" }
+        );
+        let chunks = chunk_markdown("docs/f.md", &text, &opts).chunks;
+        assert_tiles(&text, &chunks);
+        for c in &chunks {
+            assert!(
+                c.token_est <= opts.max_chunk_tokens + 20,
+                "closed {closed}: part {:?} has {} tokens",
+                c.part,
+                c.token_est
+            );
+        }
+    }
+}
