@@ -65,7 +65,8 @@ pub(super) fn canon(s: &str) -> String {
 pub(super) enum Kinds<'a> {
     /// Definitions; impl blocks only when the name has no definition.
     Definitions,
-    /// Impl blocks only, of this trait when given.
+    /// Impl blocks only: of this trait when given, else the inherent ones
+    /// (every impl block when the type has none).
     Impls(Option<&'a str>),
     /// Every kind (a chunk asked for by ID).
     All,
@@ -215,6 +216,12 @@ pub(super) fn candidates(
     // definition of the name is indexed.
     if matches!(kinds, Kinds::Definitions) && found.iter().any(|f| f.kind != "impl") {
         found.retain(|f| f.kind != "impl");
+    }
+    // `impl Walk` is written as the inherent block is: the trait impls
+    // (`impl Iterator for Walk`) answer only when the type has none.
+    let inherent = |f: &Found| f.whole.symbol.as_ref().is_none_or(|s| s.supers.is_empty());
+    if matches!(kinds, Kinds::Impls(None)) && found.iter().any(inherent) {
+        found.retain(inherent);
     }
     for f in &mut found {
         // The node's own lines when the pack has them (a container's whole

@@ -237,3 +237,25 @@ fn a_name_in_another_case_style_gets_the_name_it_means() {
             )));
     }
 }
+
+/// `impl Type` is the inherent block when the type has one; trait impls are
+/// asked for as `impl Trait for Type`, and answer `impl Type` only when the
+/// type has no inherent block.
+#[test]
+fn impl_type_is_the_inherent_block() {
+    let env = Env::empty();
+    env.write(
+        "src/lib.rs",
+        "pub struct Walk;\nimpl Walk {\n    pub fn new() -> Walk { Walk }\n}\nimpl Iterator for Walk {\n    type Item = u8;\n    fn next(&mut self) -> Option<u8> { None }\n}\nimpl Clone for Walk {\n    fn clone(&self) -> Walk { Walk }\n}\npub struct Bare;\nimpl Clone for Bare {\n    fn clone(&self) -> Bare { Bare }\n}\nimpl Default for Bare {\n    fn default() -> Bare { Bare }\n}\n",
+    );
+    env.ctx(&["build", "-q"]).assert().success();
+    let out = env.json(&["symbol", "impl Walk"]);
+    assert_eq!(out["symbol"], "impl Walk", "{out}");
+    assert_eq!(out["lines"], serde_json::json!([2, 4]), "{out}");
+    let out = env.json(&["symbol", "impl Iterator for Walk"]);
+    assert_eq!(out["symbol"], "impl Iterator for Walk", "{out}");
+    env.ctx(&["symbol", "impl Bare"])
+        .assert()
+        .code(1)
+        .stdout(predicate::str::contains("2 symbols match `impl Bare`"));
+}
