@@ -96,7 +96,10 @@ impl Retriever {
         }
         // A file read and found blank is counted, yet has no chunk to return.
         let files = self.catalog.files()?;
-        let blank = files.keys().find(|f| **f == *path || f.ends_with(&tail));
+        let Some(file) = files.keys().find(|f| **f == *path || f.ends_with(&tail)) else {
+            return Ok(None);
+        };
+        let blank = self.catalog.docs_named(file)?.is_empty().then_some(file);
         Ok(blank.map(|f| {
             Error::Invalid(format!(
                 "`{}` is indexed but has nothing to return: {f} is empty or only whitespace",
