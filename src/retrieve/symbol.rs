@@ -9,7 +9,7 @@ use std::collections::HashMap;
 use serde::Serialize;
 
 use super::attached::{self, Attached, MoreAttached, Owner};
-use super::candidates::{Found, Kinds, candidates, canon};
+use super::candidates::{Found, Kinds, candidates, canon, in_place};
 use super::modpath::{self, Places, candidates_by_path};
 use super::outline::{self, Member, MoreMembers};
 use super::window::{self, Elided};
@@ -205,6 +205,15 @@ impl Retriever {
                 && let Some(e) = self.not_indexed(f, f)?
             {
                 return Err(e);
+            }
+            // A mistyped `--file` is the mistake, not the name.
+            if let Some(f) = file
+                && !self.catalog.files()?.keys().any(|doc| in_place(doc, f))
+            {
+                return Err(Error::Invalid(format!(
+                    "--file `{}` matches no indexed file: give a path in the project as search prints it (`src/walk.rs`), the end of one (`walk.rs`) or a directory (`src/`)",
+                    f.escape_debug()
+                )));
             }
             let next = match shorter_name(&pool, opts.name.trim(), file) {
                 Some((name, found)) => format!(

@@ -259,3 +259,28 @@ fn impl_type_is_the_inherent_block() {
         .code(1)
         .stdout(predicate::str::contains("2 symbols match `impl Bare`"));
 }
+
+/// A `--file` that matches no indexed file is named as the mistake.
+#[test]
+fn a_file_that_is_not_indexed_is_named_as_the_mistake() {
+    let env = project();
+    env.ctx(&["symbol", "--no-build", "load", "--file", "src/nothere.rs"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "error: --file `src/nothere.rs` matches no indexed file: give a path in the project as search prints it",
+        ));
+    // A file that is indexed but lacks the name keeps the usual answer.
+    env.ctx(&[
+        "symbol",
+        "--no-build",
+        "nothing_like_it",
+        "--file",
+        "src/config.rs",
+    ])
+    .assert()
+    .code(2)
+    .stderr(predicate::str::contains(
+        "error: no symbol `nothing_like_it` in `src/config.rs` in this pack",
+    ));
+}
