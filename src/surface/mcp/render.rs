@@ -97,14 +97,9 @@ pub(crate) fn render_get(r: &GetResult) -> String {
         }
         let part = c.part_note().map(|n| format!("\n{n}")).unwrap_or_default();
         out.push_str(&format!(
-            "[{}] {} ({}:{}-{}, ~{} tokens{})\n{}{part}\n\n",
+            "[{}] {}\n{}{part}\n\n",
             c.id,
-            c.title_path.join(" > "),
-            c.doc,
-            c.lines[0],
-            c.lines[1],
-            c.token_est,
-            if c.trimmed { ", trimmed" } else { "" },
+            c.label(),
             c.text.trim_end()
         ));
     }
@@ -438,9 +433,11 @@ mod tests {
                 requested: 100,
                 applied: 100,
                 clamped: false,
+                cap: 16_000,
             },
             used: 9,
             hint: None,
+            whole: 9,
         };
         assert_eq!(
             render_get(&r),
