@@ -139,8 +139,10 @@ pub(super) fn render_window(w: &Window) -> String {
         out.push_str(&format!(
             "\n[{}; {}]",
             e.describe(),
-            if w.budget.clamped {
-                "the budget is at the cap".to_string()
+            // A budget past the cap would only be clamped again.
+            if w.full_token_est > w.budget.cap {
+                "showing everything needs more than the cap (max_budget in _ctx/ctx.toml)"
+                    .to_string()
             } else {
                 format!("budget {} shows everything", w.full_token_est)
             }
@@ -208,7 +210,7 @@ pub(super) fn render_members(w: &Window) -> String {
         w.full_token_est,
         w.budget.applied,
         serde_json::json!({"name": w.members[0].symbol, "file": w.doc}),
-        if w.budget.clamped {
+        if w.full_token_est > w.budget.cap {
             String::new()
         } else {
             format!(", or pass \"budget\": {}", w.full_token_est)
