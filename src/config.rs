@@ -104,6 +104,16 @@ impl Settings {
                 ),
             });
         }
+        // Every budget is clamped to the cap, and nothing fits in 0 tokens:
+        // a 0 here would make every `get` and `evidence` answer empty, with
+        // errors that blame a budget the user never gave.
+        if settings.max_budget == 0 {
+            return Err(Error::Config {
+                path: path.to_path_buf(),
+                line: line_of_key(text, "max_budget"),
+                message: "max_budget = 0 leaves no budget for any answer; use a positive cap (default 16000)".into(),
+            });
+        }
         Ok(settings)
     }
 }
@@ -351,6 +361,22 @@ mod tests {
             err.starts_with("ctx.toml line 2: unknown field `bogus`"),
             "{err}"
         );
+    }
+
+    #[test]
+    fn a_zero_budget_cap_is_refused_with_its_line() {
+        let err = Settings::parse(
+            Path::new("ctx.toml"),
+            "include = [\"*.md\"]\nmax_budget = 0\n",
+        )
+        .unwrap_err()
+        .to_string();
+        assert_eq!(
+            err,
+            "ctx.toml line 2: max_budget = 0 leaves no budget for any answer; use a positive cap (default 16000)"
+        );
+        let ok = Settings::parse(Path::new("ctx.toml"), "max_budget = 1\n").map(|s| s.max_budget);
+        assert_eq!(ok.ok(), Some(1));
     }
 
     fn autopilot(text: &str) -> Result<Option<Autopilot>> {

@@ -11,7 +11,7 @@ use std::collections::{HashMap, HashSet};
 use serde::Serialize;
 
 use super::candidates::canon;
-use super::get::outline_line;
+use super::file_outline::outline_line;
 use super::implicit;
 use super::imports::{self, Imports};
 use super::modpath::Places;

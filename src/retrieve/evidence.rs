@@ -4,8 +4,11 @@
 use serde::Serialize;
 
 use super::search::query_notes;
-use super::{Budget, Fetched, GetOptions, Hit, Mode, Retriever, SearchOptions, SearchResult};
+use super::{
+    Budget, Fetched, GetOptions, Hit, Mode, Omitted, Retriever, SearchOptions, SearchResult,
+};
 use crate::error::Result;
+use crate::tokens;
 
 /// Parameters of `evidence`.
 #[derive(Debug, Clone)]
@@ -48,6 +51,9 @@ pub struct Evidence {
     /// Package directories the query names (see [`SearchResult::packages`]).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub packages: Vec<String>,
+    /// Chosen chunks that did not fit with a useful excerpt.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub omitted: Vec<Omitted>,
 }
 
 impl Evidence {
@@ -80,6 +86,13 @@ impl Evidence {
                 out.push_str(&note);
                 out.push('\n');
             }
+        }
+        if !self.omitted.is_empty() {
+            out.push('\n');
+        }
+        for line in Omitted::lines(&self.omitted) {
+            out.push_str(&line);
+            out.push('\n');
         }
         out
     }
@@ -131,43 +144,55 @@ impl Retriever {
         let mut search = opts.search.clone();
         search.k = search.k.max(opts.max_chunks * 2).max(8);
         let result = self.search(query, &search)?;
+        let mut evidence = Evidence {
+            query: query.to_string(),
+            chunks: Vec::new(),
+            no_evidence: result.no_evidence,
+            note: result.no_evidence.then(|| result.note.clone()).flatten(),
+            absent: result.absent.clone(),
+            packages: result.packages.clone(),
+            search: None,
+            used: 0,
+            budget: asked,
+            hint: asked.clamp_note(),
+            omitted: Vec::new(),
+        };
         if result.no_evidence {
-            return Ok(Evidence {
-                query: query.to_string(),
-                chunks: Vec::new(),
-                no_evidence: true,
-                note: result.note.clone(),
-                absent: result.absent.clone(),
-                packages: result.packages.clone(),
-                search: Some(result),
-                used: 0,
-                budget: asked,
-                hint: asked.clamp_note(),
-            });
+            evidence.search = Some(result);
+            return Ok(evidence);
         }
+        // The block's first lines are printed with the chunks, so they are
+        // paid for from the same budget.
+        let preamble = tokens::estimate(&evidence.render());
         let chosen = choose(&result.hits, budget, opts.max_chunks);
         let ids: Vec<String> = chosen.iter().map(|h| h.id.clone()).collect();
         let got = self.get(
             &ids,
             &GetOptions {
                 mode: Mode::Excerpt,
-                budget,
+                budget: budget.saturating_sub(preamble).max(1),
                 cap: opts.cap,
                 query: Some(query.to_string()),
             },
         )?;
-        Ok(Evidence {
-            query: query.to_string(),
-            absent: result.absent.clone(),
-            packages: result.packages.clone(),
-            used: got.used,
-            chunks: got.chunks,
-            no_evidence: false,
-            search: Some(result),
-            budget: asked,
-            hint: asked.clamp_note(),
-            note: None,
-        })
+        if !got.omitted.is_empty() {
+            let need = preamble + got.whole;
+            let note = format!(
+                "{} did not fit with a useful excerpt; {}, or get {} by ID",
+                super::counted(got.omitted.len(), "chosen chunk", "chosen chunks"),
+                asked.raise_to(need),
+                if got.omitted.len() == 1 { "it" } else { "them" }
+            );
+            evidence.hint = Some(match evidence.hint {
+                Some(clamped) => format!("{clamped}; {note}"),
+                None => note,
+            });
+        }
+        evidence.used = preamble + got.used;
+        evidence.chunks = got.chunks;
+        evidence.omitted = got.omitted;
+        evidence.search = Some(result);
+        Ok(evidence)
     }
 }
 

@@ -3,6 +3,8 @@
 
 use serde::Serialize;
 
+use super::allot::{Allotment, Need};
+use super::file_outline::{Nesting, entry_cost, header_cost, outline_line_at, skeleton};
 pub use super::parts::PartOf;
 use super::parts::Placed;
 use super::{Budget, Retriever, excerpt};
@@ -49,7 +51,8 @@ pub struct Fetched {
     pub lines: [usize; 2],
     /// The text returned (whole, excerpt or skeleton).
     pub text: String,
-    /// Token estimate of `text` (of an outline entry: with its ID and lines).
+    /// What showing it costs: the token estimate of `text` and of the
+    /// line naming it (of an outline entry: its ID and lines).
     pub token_est: usize,
     /// Token estimate of the whole chunk.
     pub full_token_est: usize,
@@ -81,16 +84,21 @@ pub struct Omitted {
     /// Whether it was asked for as part of a whole file.
     #[serde(skip)]
     pub of_file: bool,
+    /// Its place among the chunks asked for: omitted chunks with a shown
+    /// one between them are not one run.
+    #[serde(skip)]
+    pub seq: usize,
 }
 
 impl Omitted {
-    fn of(c: &Chunk, of_file: bool) -> Omitted {
+    fn of(c: &Chunk, of_file: bool, seq: usize) -> Omitted {
         Omitted {
             id: c.id.clone(),
             token_est: c.token_est,
             doc: c.doc.clone(),
             lines: c.lines,
             of_file,
+            seq,
         }
     }
 
@@ -103,7 +111,8 @@ impl Omitted {
             let o = &omitted[i];
             let run = omitted[i..]
                 .iter()
-                .take_while(|x| x.of_file && o.of_file && x.doc == o.doc)
+                .enumerate()
+                .take_while(|(k, x)| x.of_file && o.of_file && x.doc == o.doc && x.seq == o.seq + k)
                 .count()
                 .max(1);
             if run == 1 {
@@ -139,6 +148,9 @@ pub struct GetResult {
     /// What to do about omissions or clamping.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub hint: Option<String>,
+    /// What showing every chunk asked for whole would cost.
+    #[serde(skip)]
+    pub whole: usize,
 }
 
 impl Retriever {
@@ -233,7 +245,7 @@ impl Retriever {
                 let entry = if *of_file {
                     entry_cost(&c.id, c.lines, s)
                 } else {
-                    tokens::estimate(s)
+                    tokens::estimate(s) + heading_cost(c)
                 };
                 entry
                     + if first_of_file {
@@ -254,19 +266,61 @@ impl Retriever {
         let n = found.len();
         // What the omitted chunks would cost as this mode shows them.
         let mut short = 0;
+        // What every chunk costs shown whole, each under the line naming it:
+        // the budget a raw or excerpt answer needs to leave nothing out.
+        let mut whole = 0;
+        // A raw file cut to fit: its path and the last line shown.
+        let mut cut: Option<(String, usize)> = None;
+        // A raw file whose first line alone is over what is left: its path
+        // and what that line needs.
+        let mut first_line: Option<(String, usize)> = None;
         let mut nesting = Nesting::default();
         // Where each returned chunk sits, for [`Retriever::place_parts`].
         let mut placed: Vec<Placed> = Vec::new();
-        let shares = excerpt::Shares::new(found.iter().map(|(c, _, _)| super::readable(c)), &terms);
+        let readable: Vec<String> = match opts.mode {
+            Mode::Excerpt => found
+                .iter()
+                .map(|(c, _, _)| super::readable(c).into_owned())
+                .collect(),
+            _ => Vec::new(),
+        };
+        let allotment = (opts.mode == Mode::Excerpt).then(|| {
+            let needs: Vec<Need> = found
+                .iter()
+                .zip(&readable)
+                .map(|((c, _, of_file), text)| Need {
+                    fixed: heading_cost(c),
+                    text: tokens::estimate(text),
+                    matched: held(text, &terms),
+                    file: of_file.then(|| c.doc.clone()),
+                })
+                .collect();
+            Allotment::new(&needs, budget.applied)
+        });
         for (i, (c, replaces, of_file)) in found.into_iter().enumerate() {
-            let share = match opts.mode {
-                Mode::Raw => remaining,
-                Mode::Excerpt => shares.of(i, remaining),
-                Mode::Skeleton => remaining / (n - i).max(1),
+            let outline = of_file && opts.mode == Mode::Skeleton;
+            // The line naming a chunk (and its part note) is printed with
+            // it, so it is paid for like its text; an outline entry's ID and
+            // lines are in its own cost.
+            let heading = if outline { 0 } else { heading_cost(&c) };
+            whole += heading
+                + match opts.mode {
+                    Mode::Excerpt => tokens::estimate(&readable[i]),
+                    _ => c.token_est,
+                };
+            let share = match (opts.mode, &allotment) {
+                (Mode::Excerpt, Some(a)) if a.admitted(i) => a.share(i, remaining),
+                (Mode::Excerpt, _) => {
+                    // Left out for a useful excerpt of those shown.
+                    omitted.push(Omitted::of(&c, of_file, i));
+                    continue;
+                }
+                (Mode::Raw, _) => remaining.saturating_sub(heading),
+                (Mode::Skeleton, _) => (remaining / (n - i).max(1)).saturating_sub(heading),
             };
-            let text = match opts.mode {
+            let mut text = match opts.mode {
                 Mode::Raw => c.text.clone(),
-                Mode::Excerpt => excerpt::excerpt(&super::readable(&c), &terms, share),
+                Mode::Excerpt => excerpt::excerpt(&readable[i], &terms, share),
                 Mode::Skeleton if all_fit => skeletons[i].clone(),
                 Mode::Skeleton if of_file => {
                     compact = true;
@@ -280,22 +334,38 @@ impl Retriever {
                 }
                 Mode::Skeleton => excerpt::excerpt(&skeletons[i], &terms, share),
             };
-            let text_est = tokens::estimate(&text);
             // The file's path heads its first shown entry
             // ([`Fetched::outline_text`]), so that entry pays for it.
-            let headed = of_file
-                && opts.mode == Mode::Skeleton
+            let headed = outline
                 && chunks
                     .last()
                     .is_none_or(|p: &Fetched| !p.outline || p.doc != c.doc);
-            let est = if of_file && opts.mode == Mode::Skeleton {
-                entry_cost(&c.id, c.lines, &text)
-            } else {
-                text_est
-            } + if headed { header_cost(&c.doc) } else { 0 };
+            let cost = |text: &str| {
+                if outline {
+                    entry_cost(&c.id, c.lines, text)
+                } else {
+                    tokens::estimate(text) + heading
+                }
+            };
+            let mut est = cost(&text) + if headed { header_cost(&c.doc) } else { 0 };
             let after_cut = of_file && exhausted.contains(&c.doc);
-            if after_cut || est > remaining || (text_est == 0 && !c.text.is_empty()) {
-                omitted.push(Omitted::of(&c, of_file));
+            // A raw file over the budget is cut to its first lines, rather
+            // than answered with nothing; the rest of it is omitted.
+            if opts.mode == Mode::Raw && of_file && !after_cut && est > remaining {
+                match excerpt::prefix(&c.text, share) {
+                    Ok((first, shown)) => {
+                        cut = Some((c.doc.clone(), c.lines[0] + shown.saturating_sub(1)));
+                        text = first;
+                        est = cost(&text);
+                    }
+                    Err(need) => {
+                        first_line.get_or_insert((c.doc.clone(), need + heading));
+                    }
+                }
+            }
+            let empty = tokens::estimate(&text) == 0 && !c.text.is_empty();
+            if after_cut || est > remaining || empty {
+                omitted.push(Omitted::of(&c, of_file, i));
                 short += est.max(1);
                 if of_file && !after_cut {
                     exhausted.push(c.doc.clone());
@@ -305,7 +375,7 @@ impl Retriever {
             remaining -= est;
             placed.push(Placed {
                 bytes: c.bytes,
-                part: c.part.filter(|_| !(of_file && opts.mode == Mode::Skeleton)),
+                part: c.part.filter(|_| !outline),
             });
             chunks.push(Fetched {
                 trimmed: text != c.text,
@@ -317,38 +387,64 @@ impl Retriever {
                 full_token_est: c.token_est,
                 text,
                 replaces,
-                outline: of_file && opts.mode == Mode::Skeleton,
+                outline,
                 part: None,
             });
         }
         self.place_parts(&mut chunks, &placed)?;
         let used = budget.applied - remaining;
+        if chunks.is_empty()
+            && let Some((doc, need)) = &first_line
+        {
+            // Not even a first line fits: an empty answer with exit 0 would
+            // read as an empty file.
+            return Err(Error::Invalid(format!(
+                "`{doc}`: not even its first line fits the budget of {} tokens as raw text; {}, or use --mode excerpt or --mode skeleton",
+                budget.applied,
+                budget.raise_to(*need)
+            )));
+        }
         let mut hints = Vec::new();
         if let Some(note) = budget.clamp_note() {
             hints.push(note);
         }
         if compact {
             hints.push(format!(
-                "the outline shows headings and signatures only, to fit (first lines, doc comments and the code between symbols are left out); the full skeleton needs --budget {full_cost}"
+                "the outline shows headings and signatures only, to fit (first lines, doc comments and the code between symbols are left out); the full skeleton needs {}",
+                budget.flag(full_cost)
+            ));
+        }
+        if let Some((doc, line)) = &cut {
+            hints.push(format!(
+                "`{doc}` is cut after line {line} to fit; {} for all of it, or use --mode excerpt (with --query for the lines about it) or --mode skeleton for its outline",
+                budget.raise_to(whole)
             ));
         }
         if compact && !omitted.is_empty() {
             hints.push(format!(
-                "{} {} --budget {}",
+                "{} {} {}",
                 super::counted(omitted.len(), "more outline entry", "more outline entries"),
                 super::needs(omitted.len()),
-                used + short
+                budget.flag(used + short)
             ));
-        } else if !omitted.is_empty() {
-            let need = used + short;
-            let instead = if opts.mode != Mode::Skeleton && omitted.iter().any(|o| o.of_file) {
-                "use --mode skeleton for a file's outline"
-            } else {
-                "use --mode excerpt, or narrow the search"
+        } else if !omitted.is_empty() && cut.is_none() {
+            let need = match opts.mode {
+                Mode::Skeleton => used + short,
+                _ => whole,
+            };
+            let file = omitted.iter().any(|o| o.of_file);
+            let instead = match opts.mode {
+                Mode::Raw if file => {
+                    "or use --mode excerpt, or --mode skeleton for a file's outline"
+                }
+                Mode::Raw => "or use --mode excerpt, or narrow the search",
+                _ if file => "or use --mode skeleton for a file's outline",
+                _ => "or ask for fewer IDs",
             };
             hints.push(format!(
-                "{} chunk(s) did not fit; raise --budget to {need}, {instead}",
-                omitted.len()
+                "{} chunk(s) did not fit; {}, {instead}",
+                omitted.len(),
+                budget.raise_to(need)
             ));
         }
         Ok(GetResult {
@@ -357,200 +453,68 @@ impl Retriever {
             budget,
             used,
             hint: (!hints.is_empty()).then(|| hints.join("; ")),
+            whole,
         })
     }
 }
 
 impl Fetched {
-    /// How a text answer shows an outline entry (`self.outline`), after
-    /// `previous`: the file's path once, then each entry with its ID and
-    /// lines, a one-line entry on one line.
-    pub fn outline_text(&self, previous: Option<&Fetched>) -> String {
-        let mut out = String::new();
-        if previous.is_none_or(|p| !p.outline || p.doc != self.doc) {
-            out.push_str(&outline_header(&self.doc));
-        }
-        out.push_str(&outline_entry(&self.id, self.lines, &self.text));
-        out
+    /// What a text answer shows after a chunk's `[ID]`: its title path,
+    /// place and size, and whether it is trimmed.
+    pub fn label(&self) -> String {
+        label(
+            &self.title_path,
+            &self.doc,
+            self.lines,
+            self.token_est,
+            self.trimmed,
+        )
     }
 }
 
-/// The line that names a file above its outline entries.
-fn outline_header(doc: &str) -> String {
-    format!("{doc} (outline; get an ID for its text)\n")
+/// [`Fetched::label`] of these fields.
+fn label(
+    title_path: &[String],
+    doc: &str,
+    lines: [usize; 2],
+    tokens: usize,
+    trimmed: bool,
+) -> String {
+    format!(
+        "{} ({doc}:{}-{}, ~{tokens} tokens{})",
+        title_path.join(" > "),
+        lines[0],
+        lines[1],
+        if trimmed { ", trimmed" } else { "" }
+    )
 }
 
-/// What the line naming `doc` above its outline costs.
-fn header_cost(doc: &str) -> usize {
-    tokens::estimate(&outline_header(doc))
+/// What the lines printed around a chunk's text cost: the line naming it
+/// (as trimmed, with its whole size for the count it shows) with the
+/// blank line after it, and the note a part of a split block may get,
+/// with IDs as long as its own. One token more pays for the seam: the
+/// estimate of two texts joined can exceed the sum of theirs by one where
+/// they meet (a 90-token answer printed 91 without it).
+fn heading_cost(c: &Chunk) -> usize {
+    let line = format!(
+        "[{}] {}\n\n",
+        c.id,
+        label(&c.title_path, &c.doc, c.lines, c.token_est, true)
+    );
+    let part = c.part.map_or(0, |[i, n]| {
+        tokens::estimate(&format!(
+            "[part {i} of {n}; previous part: {}; next part: {}]\n",
+            c.id, c.id
+        ))
+    });
+    tokens::estimate(&line) + part + 1
 }
 
-/// An outline entry as a text answer shows it: ID, lines, then the text,
-/// on the same line when it is one line.
-fn outline_entry(id: &str, lines: [usize; 2], text: &str) -> String {
-    let text = text.trim_end();
-    let sep = if text.contains('\n') { "\n" } else { "  " };
-    format!("[{id}] {}-{}{sep}{text}\n", lines[0], lines[1])
-}
-
-/// What showing `text` as an outline entry costs, its ID and lines included.
-pub(super) fn entry_cost(id: &str, lines: [usize; 2], text: &str) -> usize {
-    tokens::estimate(&outline_entry(id, lines, text))
-}
-
-/// The skeleton of `c`: for code, signatures and doc comments with bodies
-/// elided; for Markdown, the heading path and first lines.
-pub(super) fn skeleton(c: &Chunk) -> String {
-    let lang = c
-        .lang
-        .as_deref()
-        .and_then(crate::chunk::code::language_by_name);
-    let s = match (c.kind, lang) {
-        (crate::chunk::ChunkKind::Code, Some(lang)) => {
-            crate::chunk::code::skeleton_of_chunk(&c.text, lang)
-        }
-        _ => excerpt::skeleton(&c.title_path, &super::readable(c), 12),
-    };
-    without_blank_start(&s).to_string()
-}
-
-/// One line of a file's outline: a symbol's signature, indented by its
-/// containers, or a Markdown heading; empty for the text between symbols and
-/// for later parts of a split section or symbol.
-pub(super) fn outline_line(c: &Chunk) -> String {
-    outline_line_at(c, c.title_path.len().saturating_sub(2))
-}
-
-/// [`outline_line`] with a symbol indented `depth` levels.
-fn outline_line_at(c: &Chunk, depth: usize) -> String {
-    if c.is_later_part() {
-        return String::new();
-    }
-    match (c.kind, &c.symbol) {
-        (crate::chunk::ChunkKind::Code, Some(sym)) => {
-            let signature = sym
-                .signature
-                .split_whitespace()
-                .collect::<Vec<_>>()
-                .join(" ");
-            let shown = if signature.is_empty() {
-                format!("{} {}", sym.kind, sym.name)
-            } else {
-                shortened(&sym.kind, signature)
-            };
-            format!("{}{shown}", "    ".repeat(depth))
-        }
-        (crate::chunk::ChunkKind::Markdown, _) => match c.title_path.last() {
-            Some(title) => format!("{} {title}", "#".repeat(c.title_path.len().min(6))),
-            None => String::new(),
-        },
-        _ => String::new(),
-    }
-}
-
-/// A long signature cut to its shape: a constant's or variable's
-/// declaration without its value (a table of a hundred entries is not its
-/// shape; functions keep theirs, whose ` = ` are default arguments), and a
-/// type whose signature holds its body (a Go struct's fields, with their
-/// comments, which on one line would read as commenting out the rest)
-/// without the body.
-fn shortened(kind: &str, signature: String) -> String {
-    const LONG: usize = 80;
-    if signature.len() <= LONG {
-        return signature;
-    }
-    let cut = if matches!(kind, "const" | "static" | "var") {
-        signature
-            .split_once(" = ")
-            .map(|(declaration, _)| format!("{declaration} = …"))
-    } else if crate::chunk::code::CALLABLE_KINDS.contains(&kind) {
-        None
-    } else {
-        signature
-            .split_once('{')
-            .map(|(declaration, _)| format!("{} {{ … }}", declaration.trim_end()))
-    };
-    cut.unwrap_or(signature)
-}
-
-/// How deep each entry of a file's outline sits: under the containers
-/// listed before it whose lines enclose it. A Go method, written after its
-/// type and after other types, is in neither; its title path alone would
-/// indent it under whatever came last.
-#[derive(Default)]
-struct Nesting {
-    /// The file of the entries so far.
-    doc: String,
-    /// Containers still open: qualified name (`.`-joined) and last line.
-    open: Vec<(String, usize)>,
-}
-
-impl Nesting {
-    fn depth(&mut self, c: &Chunk) -> usize {
-        if c.doc != self.doc {
-            self.doc.clone_from(&c.doc);
-            self.open.clear();
-        }
-        let Some(sym) = c.symbol.as_ref().filter(|_| !c.is_later_part()) else {
-            return 0;
-        };
-        let [first, last] = sym.lines.unwrap_or(c.lines);
-        self.open.retain(|(_, end)| *end >= first);
-        let name = super::candidates::canon(&sym.qualified);
-        let depth = self
-            .open
-            .iter()
-            .filter(|(open, _)| name.starts_with(&format!("{open}.")))
-            .count();
-        self.open.push((name, last));
-        depth
-    }
-}
-
-/// `text` from its first non-blank line: a chunk starts with the blank lines
-/// before its symbol (chunks tile the file), which an outline does not need.
-pub(super) fn without_blank_start(text: &str) -> &str {
-    let mut rest = text;
-    while let Some((line, after)) = rest.split_once('\n') {
-        if !line.trim().is_empty() {
-            break;
-        }
-        rest = after;
-    }
-    rest
-}
-
-#[cfg(test)]
-mod tests {
-    use super::shortened;
-
-    #[test]
-    fn a_long_signature_is_outlined_to_its_shape() {
-        let table = format!(
-            "pub const TYPES: &[(&str, &str)] = &[{}];",
-            r#"("rust", "*.rs"), "#.repeat(10)
-        );
-        assert_eq!(
-            shortened("const", table.clone()),
-            "pub const TYPES: &[(&str, &str)] = …"
-        );
-        assert!(shortened("var", table).ends_with("&str)] = …"));
-        // Short values stay; so do a function's default arguments.
-        let short = "pub const MAX: usize = 64;".to_string();
-        assert_eq!(shortened("const", short.clone()), short);
-        let function = format!(
-            "def drain(self, timeout: float = 1.0, {})",
-            "x, ".repeat(30)
-        );
-        assert_eq!(shortened("function", function.clone()), function);
-        // A type whose signature holds its body is cut at the body; a
-        // function's `{` (a Go parameter's struct type) is its signature.
-        let go = format!(
-            "type Conn struct {{ {} }}",
-            "mu sync.Mutex // guards ".repeat(5)
-        );
-        assert_eq!(shortened("struct", go.clone()), "type Conn struct { … }");
-        let func = format!("func run(opts struct{{ {} }}) error", "a int; ".repeat(12));
-        assert_eq!(shortened("function", func.clone()), func);
-    }
+/// How many of `terms` (lowercase stems or words) `text` holds.
+fn held(text: &str, terms: &[String]) -> usize {
+    let lower = text.to_lowercase();
+    terms
+        .iter()
+        .filter(|t| !t.is_empty() && lower.contains(t.as_str()))
+        .count()
 }

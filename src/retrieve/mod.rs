@@ -2,11 +2,13 @@
 //! (a tantivy snapshot and the catalog through WAL), so it never waits for a build.
 
 mod aliases;
+mod allot;
 pub mod attached;
 mod candidates;
 pub mod coverage;
 pub mod evidence;
 pub mod excerpt;
+mod file_outline;
 pub mod fold;
 pub mod get;
 mod hits;
@@ -134,6 +136,9 @@ pub struct Budget {
     pub applied: usize,
     /// Whether the request was over the cap.
     pub clamped: bool,
+    /// The configured cap (`max_budget`), which no hint may send past.
+    #[serde(skip)]
+    pub cap: usize,
 }
 
 impl Budget {
@@ -151,7 +156,36 @@ impl Budget {
             requested,
             applied: requested.min(cap),
             clamped: requested > cap,
+            cap,
         })
+    }
+
+    /// `--budget N` for an answer that needs `need` tokens, while the cap
+    /// allows it; past it, the tokens and the cap that stops them.
+    pub fn flag(&self, need: usize) -> String {
+        if need <= self.cap {
+            format!("--budget {need}")
+        } else {
+            format!(
+                "~{need} tokens, over the cap of {} (max_budget in _ctx/ctx.toml)",
+                self.cap
+            )
+        }
+    }
+
+    /// How to get an answer that needs `need` tokens: `raise --budget to N`
+    /// while the cap allows it; past the cap a larger `--budget` is only
+    /// clamped again, so the way out is a smaller view or a larger cap
+    /// (callers add the smaller view that suits them).
+    pub fn raise_to(&self, need: usize) -> String {
+        if need <= self.cap {
+            format!("raise --budget to {need}")
+        } else {
+            format!(
+                "that needs ~{need} tokens, over the cap of {} (max_budget in _ctx/ctx.toml), which a larger --budget cannot pass; raise max_budget",
+                self.cap
+            )
+        }
     }
 
     /// Says that the budget was clamped, when it was.

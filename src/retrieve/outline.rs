@@ -8,7 +8,7 @@
 use serde::Serialize;
 
 use super::candidates::{Found, member_qualified};
-use super::get::{entry_cost, outline_line, skeleton, without_blank_start};
+use super::file_outline::{entry_cost, outline_line, skeleton, without_blank_start};
 use super::window;
 use crate::chunk::{Chunk, DeclaredMember};
 use crate::tokens;

@@ -71,6 +71,13 @@ fn bad_config_names_line() {
         .stderr(predicate::str::contains(
             "line 1: max_chunk_tokens = 5 is too small; use 32 or more (default 600)",
         ));
+    // A cap of 0 would leave every `get` and `evidence` empty.
+    env.write("_ctx/ctx.toml", "index_code = true\nmax_budget = 0\n");
+    for args in [&["build"][..], &["get", "a.md"], &["evidence", "a"]] {
+        env.ctx(args).assert().code(2).stderr(predicate::str::contains(
+            "ctx.toml line 2: max_budget = 0 leaves no budget for any answer; use a positive cap (default 16000)",
+        ));
+    }
 }
 
 /// A second build waits for the lock, then fails naming the holder's pid.

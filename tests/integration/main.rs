@@ -4,6 +4,7 @@ mod util;
 
 mod architecture;
 mod autopilot;
+mod budget;
 mod build;
 mod call;
 mod chunk_props;

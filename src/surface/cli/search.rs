@@ -335,14 +335,9 @@ pub(super) fn get(cli: &Cli, p: &Printer, args: &GetArgs) -> anyhow::Result<Exit
                 ));
             }
             p.text(&format!(
-                "{} {} ({}:{}-{}, ~{} tokens{})\n{}\n",
+                "{} {}\n{}\n",
                 p.accent(&format!("[{}]", c.id)),
-                sanitize_name(&c.title_path.join(" > ")),
-                sanitize_name(&c.doc),
-                c.lines[0],
-                c.lines[1],
-                c.token_est,
-                if c.trimmed { ", trimmed" } else { "" },
+                sanitize_name(&c.label()),
                 sanitize(c.text.trim_end())
             ));
             if let Some(note) = c.part_note() {

@@ -168,8 +168,8 @@ pub(super) fn symbol(cli: &Cli, p: &Printer, args: &SymbolArgs) -> anyhow::Resul
     if let Some(note) = &w.hint {
         p.note(&format!("hint: {note}"));
     }
-    // Past the cap, a larger --budget changes nothing.
-    let raise = if w.budget.clamped {
+    // Past the cap, a larger --budget changes nothing: no hint names one.
+    let raise = if w.budget.clamped || w.full_token_est > w.budget.cap {
         "raise max_budget in _ctx/ctx.toml".to_string()
     } else if outline {
         format!("raise --budget to {}", w.full_token_est)
@@ -186,7 +186,7 @@ pub(super) fn symbol(cli: &Cli, p: &Printer, args: &SymbolArgs) -> anyhow::Resul
         }
     } else {
         if let Some(e) = &w.elided {
-            let all = if w.budget.clamped {
+            let all = if w.full_token_est > w.budget.cap {
                 "raise max_budget in _ctx/ctx.toml to see them".to_string()
             } else {
                 format!("--budget {} shows everything", w.full_token_est)

@@ -97,14 +97,9 @@ pub(crate) fn render_get(r: &GetResult) -> String {
         }
         let part = c.part_note().map(|n| format!("\n{n}")).unwrap_or_default();
         out.push_str(&format!(
-            "[{}] {} ({}:{}-{}, ~{} tokens{})\n{}{part}\n\n",
+            "[{}] {}\n{}{part}\n\n",
             c.id,
-            c.title_path.join(" > "),
-            c.doc,
-            c.lines[0],
-            c.lines[1],
-            c.token_est,
-            if c.trimmed { ", trimmed" } else { "" },
+            c.label(),
             c.text.trim_end()
         ));
     }
@@ -144,8 +139,10 @@ pub(super) fn render_window(w: &Window) -> String {
         out.push_str(&format!(
             "\n[{}; {}]",
             e.describe(),
-            if w.budget.clamped {
-                "the budget is at the cap".to_string()
+            // A budget past the cap would only be clamped again.
+            if w.full_token_est > w.budget.cap {
+                "showing everything needs more than the cap (max_budget in _ctx/ctx.toml)"
+                    .to_string()
             } else {
                 format!("budget {} shows everything", w.full_token_est)
             }
@@ -213,7 +210,7 @@ pub(super) fn render_members(w: &Window) -> String {
         w.full_token_est,
         w.budget.applied,
         serde_json::json!({"name": w.members[0].symbol, "file": w.doc}),
-        if w.budget.clamped {
+        if w.full_token_est > w.budget.cap {
             String::new()
         } else {
             format!(", or pass \"budget\": {}", w.full_token_est)
@@ -438,9 +435,11 @@ mod tests {
                 requested: 100,
                 applied: 100,
                 clamped: false,
+                cap: 16_000,
             },
             used: 9,
             hint: None,
+            whole: 9,
         };
         assert_eq!(
             render_get(&r),

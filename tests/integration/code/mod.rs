@@ -226,7 +226,8 @@ fn get_a_whole_file_by_path() {
         "{text}"
     );
 
-    // Raw within a small budget shows a prefix of the file, not a sample.
+    // Raw within a small budget shows a prefix of the file, not a sample:
+    // the chunk that stops fitting is cut after a line, and says so.
     let head = env.json(&["get", "rust/sample.rs", "--budget", "120", "--no-build"]);
     let shown: String = head["chunks"]
         .as_array()
@@ -234,12 +235,12 @@ fn get_a_whole_file_by_path() {
         .iter()
         .map(|c| c["text"].as_str().unwrap())
         .collect();
-    assert!(!shown.is_empty() && source.starts_with(&shown), "{head}");
+    let shown = shown.strip_suffix("[…]\n").expect("marked as cut");
+    assert!(!shown.is_empty() && source.starts_with(shown), "{head}");
+    let hint = head["hint"].as_str().unwrap();
     assert!(
-        head["hint"]
-            .as_str()
-            .unwrap()
-            .contains("use --mode skeleton for a file's outline"),
+        hint.starts_with("`rust/sample.rs` is cut after line ")
+            && hint.contains("or --mode skeleton for its outline"),
         "{head}"
     );
 }
