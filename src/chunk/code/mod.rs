@@ -39,7 +39,7 @@ pub use generated::is_probably_generated;
 pub use languages::{BodyStyle, LanguageSpec, all_languages, language_by_name, language_for_path};
 pub use matches::super_name;
 pub(crate) use matches::type_name;
-pub use skeleton::{skeleton, skeleton_of_chunk};
+pub use skeleton::{skeleton, skeleton_of_chunk, skeletons_of_parts};
 
 use super::{
     Chunk, ChunkKind, ChunkNote, ChunkOptions, Chunked, DeclaredMember, LineIndex, Symbol, id,
