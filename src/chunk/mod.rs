@@ -40,8 +40,11 @@ use serde::{Deserialize, Serialize};
 /// last names, 23 a `data:` URI payload of 256 bytes or more elided from
 /// chunk text, 24 long base64 elided too, wrapped over lines or not, 25 a
 /// top-level block indented by up to three spaces cut at its line's start,
-/// 26 the last line of a fence left open may open a part.
-pub const CHUNKER_VERSION: u32 = 26;
+/// 26 the last line of a fence left open may open a part, 27 each spec of a
+/// Go `const (…)`, `var (…)` or `type (…)` group a chunk of its own, later
+/// names of a multi-name declaration declared members, Rust `extern` block
+/// items symbols.
+pub const CHUNKER_VERSION: u32 = 27;
 
 /// What kind of source a chunk came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]

@@ -286,13 +286,26 @@ fn declared_named<'c>(
 
 /// The qualified name of `m`, a member `container` (the symbol of `c`)
 /// declares, in its language's spelling: `Filter::accept`, `Dialer.Timeout`.
+/// A member of the container's own kind is another name of its declaration
+/// (`b` of Go's `var a, b = 1, 2`, of C's `int a, b;`): it sits beside the
+/// first name, not inside it.
 pub(super) fn member_qualified(c: &Chunk, container: &Symbol, m: &DeclaredMember) -> String {
     let separator = c
         .lang
         .as_deref()
         .and_then(language_by_name)
         .map_or(".", |lang| lang.separator);
-    format!("{}{separator}{}", container.qualified, m.name)
+    let parent = match m.kind == container.kind {
+        true => container
+            .qualified
+            .rsplit_once(separator)
+            .map(|(parent, _)| parent),
+        false => Some(container.qualified.as_str()),
+    };
+    match parent {
+        Some(parent) => format!("{parent}{separator}{}", m.name),
+        None => m.name.clone(),
+    }
 }
 
 /// Folds each declaration into the one definition it declares, found by

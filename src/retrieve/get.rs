@@ -229,7 +229,7 @@ impl Retriever {
         // trimmed; when they do not, a whole file becomes an outline of
         // signatures and headings, taken in order while the budget lasts.
         let skeletons: Vec<String> = match opts.mode {
-            Mode::Skeleton => found.iter().map(|(c, _, _)| skeleton(c)).collect(),
+            Mode::Skeleton => self.skeletons(&found)?,
             _ => Vec::new(),
         };
         // An outline entry is shown with its ID and lines, which cost as
@@ -321,6 +321,9 @@ impl Retriever {
             let mut text = match opts.mode {
                 Mode::Raw => c.text.clone(),
                 Mode::Excerpt => excerpt::excerpt(&readable[i], &terms, share),
+                // Nothing of it is shape: a later part of a body elided in
+                // its first.
+                Mode::Skeleton if of_file && skeletons[i].is_empty() => continue,
                 Mode::Skeleton if all_fit => skeletons[i].clone(),
                 Mode::Skeleton if of_file => {
                     compact = true;

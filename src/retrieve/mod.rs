@@ -24,6 +24,7 @@ mod refs_of;
 mod scope;
 pub mod search;
 mod similar;
+mod skeletons;
 pub mod symbol;
 pub mod window;
 

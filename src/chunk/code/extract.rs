@@ -98,6 +98,10 @@ pub(crate) struct Extraction {
     /// Comments that are direct children of the root (module docs, banners),
     /// and `@doc` captures outside any definition (a Python module docstring).
     pub(crate) file_docs: Vec<Range<usize>>,
+    /// The root's children that are not comments (imports, statements,
+    /// definitions, blocks holding them), in order: what a skeleton of the
+    /// text between top-level symbols elides one by one.
+    pub(crate) statements: Vec<Range<usize>>,
     pub(crate) errors: Option<SyntaxErrors>,
 }
 
@@ -193,9 +197,15 @@ pub(crate) fn extract_walking(
         .chain(file_docs)
         .collect();
     file_docs.sort_by_key(|range| range.start);
+    let statements = root
+        .children(&mut cursor)
+        .filter(|child| !spec.is_comment(child.kind()))
+        .map(|child| child.byte_range())
+        .collect();
     Ok(Extraction {
         definitions,
         file_docs,
+        statements,
         errors: syntax_errors(root),
     })
 }

@@ -39,7 +39,7 @@ pub use generated::is_probably_generated;
 pub use languages::{BodyStyle, LanguageSpec, all_languages, language_by_name, language_for_path};
 pub use matches::super_name;
 pub(crate) use matches::type_name;
-pub use skeleton::{skeleton, skeleton_of_chunk};
+pub use skeleton::{skeleton, skeleton_of_chunk, skeletons_of_parts};
 
 use super::{
     Chunk, ChunkKind, ChunkNote, ChunkOptions, Chunked, DeclaredMember, LineIndex, Symbol, id,
@@ -346,6 +346,7 @@ pub(crate) fn line_end(text: &str, at: usize) -> usize {
 fn merge_gaps<'d>(text: &str, pieces: Vec<Piece<'d>>, max_tokens: usize) -> Vec<Piece<'d>> {
     let mut pieces: Vec<Option<Piece<'d>>> = pieces
         .into_iter()
+        .flat_map(|piece| split_after_closer(text, piece))
         .filter(|piece| !piece.range.is_empty())
         .map(Some)
         .collect();
@@ -416,6 +417,36 @@ fn merge_gaps<'d>(text: &str, pieces: Vec<Piece<'d>>, max_tokens: usize) -> Vec<
         out.push(piece);
     }
     out
+}
+
+/// A gap that closes one block and opens another (Go's `)` then `var (`)
+/// as two gaps: its closing line goes back to the chunk before it, and the
+/// rest leads into what follows instead of trailing a symbol it is no part of.
+fn split_after_closer<'d>(text: &str, piece: Piece<'d>) -> Vec<Piece<'d>> {
+    let written = &text[piece.range.clone()];
+    let lead = written.len() - written.trim_start().len();
+    if piece.symbol.is_some() || !written[lead..].starts_with(['}', ')', ']']) {
+        return vec![piece];
+    }
+    let line_end = written[lead..]
+        .find('\n')
+        .map_or(written.len(), |newline| lead + newline + 1);
+    if trim(&written[line_end..]).is_empty() {
+        return vec![piece];
+    }
+    let cut = piece.range.start + line_end;
+    let closer = Piece {
+        range: piece.range.start..cut,
+        containers: piece.containers.clone(),
+        symbol: None,
+    };
+    vec![
+        closer,
+        Piece {
+            range: cut..piece.range.end,
+            ..piece
+        },
+    ]
 }
 
 /// The whole file in budget-sized runs of lines, for text the parser could not

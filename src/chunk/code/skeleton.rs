@@ -64,33 +64,140 @@ pub fn skeleton_of_chunk(chunk_text: &str, lang: &LanguageSpec) -> String {
     }
 }
 
+/// The skeletons of parts of one file (its chunks' byte ranges), each cut
+/// from the skeleton of the whole: a container's own chunk shows its header
+/// and the members it declares (required methods, prototypes, fields,
+/// variants), and its closing brace stays in whichever part holds it, so the
+/// parts read in order balance as the file does. A body split over several
+/// parts is elided in the first; the others are left empty. Text between
+/// top-level symbols keeps each statement up to the line that opens its
+/// block. `None` when the file cannot be parsed.
+pub fn skeletons_of_parts(
+    text: &str,
+    lang: &LanguageSpec,
+    parts: &[Range<usize>],
+) -> Option<Vec<String>> {
+    let extraction = extract::extract(text, lang).ok()?;
+    let edits = edits(text, lang, &extraction, Gaps::Headers);
+    Some(
+        parts
+            .iter()
+            .map(|part| {
+                let part = part.start.min(text.len())..part.end.min(text.len());
+                tidy(&apply(text, &edits, part))
+            })
+            .collect(),
+    )
+}
+
+/// What a skeleton keeps of the text between top-level symbols.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Gaps {
+    /// All of it (a chunk is its own context).
+    Keep,
+    /// Its comments and file docstrings (a whole file's shape).
+    Comments,
+    /// Each statement up to the line that opens its block, as a chunk of
+    /// such text on its own shows it.
+    Headers,
+}
+
 fn render(text: &str, lang: &LanguageSpec, extraction: &Extraction, keep_gaps: bool) -> String {
+    let gaps = if keep_gaps {
+        Gaps::Keep
+    } else {
+        Gaps::Comments
+    };
+    tidy(&apply(
+        text,
+        &edits(text, lang, extraction, gaps),
+        0..text.len(),
+    ))
+}
+
+/// The replacements that make `text` a skeleton, sorted and not overlapping
+/// (of two that do, the one starting first stands).
+fn edits(
+    text: &str,
+    lang: &LanguageSpec,
+    extraction: &Extraction,
+    gaps: Gaps,
+) -> Vec<(Range<usize>, String)> {
     let mut edits: Vec<(Range<usize>, String)> = Vec::new();
-    if !keep_gaps {
+    if gaps != Gaps::Keep {
         let mut cursor = 0;
+        let gap = |range: Range<usize>, edits: &mut Vec<(Range<usize>, String)>| match gaps {
+            Gaps::Comments => gap_edit(text, range, &extraction.file_docs, edits),
+            _ => header_edits(text, lang, range, &extraction.statements, edits),
+        };
         for definition in &extraction.definitions {
             let start = definition.start.max(cursor);
-            gap_edit(text, cursor..start, &extraction.file_docs, &mut edits);
+            gap(cursor..start, &mut edits);
             cursor = super::line_end(text, definition.node.end).max(start);
         }
-        gap_edit(text, cursor..text.len(), &extraction.file_docs, &mut edits);
+        gap(cursor..text.len(), &mut edits);
     }
     for definition in &extraction.definitions {
         elide(text, lang, definition, &mut edits);
     }
     edits.sort_by_key(|(range, _)| range.start);
-    let mut out = String::with_capacity(text.len() / 4);
-    let mut cursor = 0;
-    for (range, replacement) in edits {
-        if range.start < cursor {
+    let mut end = 0;
+    edits.retain(|(range, _)| {
+        let stands = range.start >= end;
+        if stands {
+            end = range.end;
+        }
+        stands
+    });
+    edits
+}
+
+/// `part` of `text` with `edits` applied. An edit that starts before the
+/// part has been made in an earlier one: what it covers here is left out.
+fn apply(text: &str, edits: &[(Range<usize>, String)], part: Range<usize>) -> String {
+    let mut out = String::with_capacity(part.len() / 4);
+    let mut cursor = part.start;
+    let first = edits.partition_point(|(range, _)| range.end <= part.start);
+    for (range, replacement) in edits[first..]
+        .iter()
+        .take_while(|(range, _)| range.start < part.end)
+    {
+        if range.start >= cursor {
+            out.push_str(&text[cursor..range.start]);
+            out.push_str(replacement);
+        }
+        cursor = cursor.max(range.end.min(part.end));
+    }
+    out.push_str(&text[cursor..part.end]);
+    out
+}
+
+/// Cuts each statement wholly inside `gap` that spans lines and holds no
+/// symbol to the line that opens its block (`app.get("/", (req, res) => {
+/// … }`, `if __name__ == "__main__": ...`); a statement holding symbols (an
+/// `extern "C"` block, an include guard) is kept around them.
+fn header_edits(
+    text: &str,
+    lang: &LanguageSpec,
+    gap: Range<usize>,
+    statements: &[Range<usize>],
+    edits: &mut Vec<(Range<usize>, String)>,
+) {
+    let first = statements.partition_point(|statement| statement.start < gap.start);
+    for statement in statements[first..]
+        .iter()
+        .take_while(|statement| statement.end <= gap.end)
+    {
+        let written = &text[statement.clone()];
+        if !written.trim_end().contains('\n') {
             continue;
         }
-        out.push_str(&text[cursor..range.start]);
-        out.push_str(&replacement);
-        cursor = range.end;
+        let header = header_only(written, lang);
+        let header = header.trim_end();
+        if header.lines().count() < written.trim_end().lines().count() {
+            edits.push((statement.clone(), header.to_string()));
+        }
     }
-    out.push_str(&text[cursor..]);
-    tidy(&out)
 }
 
 /// Replaces the text between top-level symbols by the comments and file

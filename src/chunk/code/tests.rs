@@ -1,10 +1,12 @@
 //! Unit tests of the code chunker: golden symbol lists per language, tiling
 //! invariants, splitting, supertypes and generated-file detection (syntax
-//! errors and their fallbacks in [`errors`], skeletons in [`skeleton`]).
+//! errors and their fallbacks in [`errors`], names declared together in
+//! [`groups`], skeletons in [`skeleton`]).
 
 use super::*;
 
 mod errors;
+mod groups;
 mod skeleton;
 
 /// `(language, path, source, golden symbol list)` for every fixture.

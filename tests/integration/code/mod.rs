@@ -12,6 +12,7 @@ mod packages;
 mod paths;
 mod ranking;
 mod refs;
+mod skeleton;
 mod symbol;
 
 fn code_env() -> Env {

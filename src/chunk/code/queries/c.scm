@@ -31,6 +31,13 @@
 ([(translation_unit (declaration declarator: (_) @declarator) @definition.var)
   (preproc_ifdef (declaration declarator: (_) @declarator) @definition.var)])
 
+; Each further declarator of `int a, *b;` is declared in the first one's
+; chunk, a sibling of its name rather than a member.
+([(translation_unit (declaration declarator: (_)
+    declarator: (_) @declared_declarator @declared.var))
+  (preproc_ifdef (declaration declarator: (_)
+    declarator: (_) @declared_declarator @declared.var))])
+
 ; A struct's or union's fields (each name of `int a, *b;`) and an enum's
 ; values, declared in its chunk (a typedef's, when one names it).
 ([(struct_specifier body: (field_declaration_list

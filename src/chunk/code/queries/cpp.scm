@@ -48,6 +48,13 @@
 ([(translation_unit (declaration declarator: [(identifier) (init_declarator)] @declarator) @definition.var)
   (declaration_list (declaration declarator: [(identifier) (init_declarator)] @declarator) @definition.var)])
 
+; Each further declarator of `int a, b = 2;` is declared in the first one's
+; chunk, a sibling of its name rather than a member.
+([(translation_unit (declaration declarator: [(identifier) (init_declarator)]
+    declarator: [(identifier) (init_declarator)] @declared_declarator @declared.var))
+  (declaration_list (declaration declarator: [(identifier) (init_declarator)]
+    declarator: [(identifier) (init_declarator)] @declared_declarator @declared.var))])
+
 ; Base classes.
 (class_specifier
   (base_class_clause [(type_identifier) (qualified_identifier) (template_type)] @super)) @definition.class

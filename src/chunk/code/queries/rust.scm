@@ -66,6 +66,15 @@
 (mod_item body: (declaration_list (const_item name: (identifier) @name) @definition.const))
 (mod_item body: (declaration_list (static_item name: (identifier) @name) @definition.static))
 
+; An `extern` block declares functions and statics defined elsewhere, in the
+; module around it (`abs`, not `extern "C"::abs`): symbols of their own, the
+; block's `extern "C" {` and `}` text between them.
+(foreign_mod_item body: (declaration_list
+  (function_signature_item name: (identifier) @name) @definition.function))
+((foreign_mod_item body: (declaration_list
+  (static_item name: (identifier) @name) @definition.static))
+  (#set! declaration))
+
 ; What an impl block implements, and a trait's supertraits.
 (impl_item trait: (_) @super) @definition.impl
 (trait_item bounds: (trait_bounds (_) @super)) @definition.trait

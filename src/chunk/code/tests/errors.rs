@@ -192,6 +192,7 @@ fn a_parse_that_keeps_symbols_wins_then_fewer_errors() {
     let parse = |count: usize, ranges: Vec<std::ops::Range<usize>>| extract::Extraction {
         definitions: Vec::new(),
         file_docs: Vec::new(),
+        statements: Vec::new(),
         errors: (count > 0).then_some(extract::SyntaxErrors {
             first_line: 1,
             count,
