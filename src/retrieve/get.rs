@@ -4,7 +4,7 @@
 use serde::Serialize;
 
 use super::allot::{Allotment, Need};
-use super::file_outline::{Nesting, entry_cost, header_cost, outline_line_at, skeleton};
+use super::file_outline::{Nesting, entry_cost, header_cost, outline_line_at};
 pub use super::parts::PartOf;
 use super::parts::Placed;
 use super::{Budget, Retriever, excerpt};
