@@ -136,7 +136,8 @@ fn text_embed_and_format_switch() {
             "100000",
         ],
     );
-    let uses = out
+    // Converted to Anthropic, the transcript is a request body: `messages`.
+    let uses = out["messages"]
         .as_array()
         .unwrap()
         .iter()
@@ -274,5 +275,78 @@ fn screenshots_stay_images() {
     assert_eq!(
         String::from_utf8_lossy(&start.stdout).trim_end(),
         &format!("data:image/png;base64,{}", &data[..18])
+    );
+}
+
+/// Chat converted to Anthropic is a request the Messages API accepts: the
+/// system prompt top-level, user and assistant turns alternating, each
+/// `tool_use` answered at the start of the next turn; an item Anthropic
+/// cannot carry is dropped with a warning.
+#[test]
+fn chat_to_anthropic_is_a_valid_request() {
+    let env = Env::empty();
+    let chat = json!([
+        {"role": "system", "content": "You are terse."},
+        {"role": "user", "content": "read both files"},
+        {"role": "assistant", "content": "Reading.", "tool_calls": [
+            {"id": "a", "type": "function", "function": {"name": "read", "arguments": "{\"path\":\"a\"}"}},
+            {"id": "b", "type": "function", "function": {"name": "read", "arguments": "{\"path\":\"b\"}"}}
+        ]},
+        {"role": "tool", "tool_call_id": "a", "content": "alpha"},
+        {"role": "tool", "tool_call_id": "b", "content": "beta"},
+        {"role": "user", "content": "thanks"}
+    ]);
+    env.write("chat.json", chat.to_string());
+    let out = env
+        .ctx(&["history", "compact", "--keep", "1", "--format", "anthropic"])
+        .pipe_stdin(env.path().join("chat.json"))
+        .unwrap()
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let out: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(out["system"], "You are terse.");
+    let roles: Vec<&str> = out["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["role"].as_str().unwrap())
+        .collect();
+    assert_eq!(roles, ["user", "assistant", "user", "assistant", "user"]);
+    let messages = &out["messages"];
+    assert_eq!(
+        messages[1]["content"][0],
+        json!({"type": "text", "text": "Reading."})
+    );
+    assert!(
+        messages[2]["content"][0]["text"]
+            .as_str()
+            .unwrap()
+            .contains("read(path=\"a\") → \"alpha\", 1 tokens")
+    );
+    assert_eq!(messages[3]["content"][0]["type"], "tool_use");
+    assert_eq!(
+        messages[4]["content"],
+        json!([
+            {"type": "tool_result", "tool_use_id": "b", "content": "beta"},
+            {"type": "text", "text": "thanks"}
+        ])
+    );
+
+    let responses = json!([
+        {"role": "user", "content": "go"},
+        {"type": "reasoning", "id": "rs_1", "summary": []},
+        {"type": "function_call", "call_id": "c", "name": "get", "arguments": "{}"},
+        {"type": "function_call_output", "call_id": "c", "output": "ok"}
+    ]);
+    let (out, err) = compact(&env, &responses, &["--format", "anthropic"]);
+    assert_eq!(out["messages"].as_array().unwrap().len(), 3);
+    assert!(
+        err.contains("item of type `reasoning` has no equivalent in `anthropic`; dropped"),
+        "{err}"
     );
 }

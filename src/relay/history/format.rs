@@ -2,7 +2,8 @@
 //! Anthropic Messages write messages, tool calls, tool results and their
 //! content parts; reading them into [`Item`]s and writing them back in any of
 //! the three. Compaction (the parent module) decides what to keep; this module
-//! only knows shapes.
+//! only knows shapes, and keeps every output a valid request body of its
+//! format (see [`finish`]).
 
 use serde::Serialize;
 use serde_json::{Value, json};
@@ -454,4 +455,72 @@ pub fn estimate_tokens(transcript: &Value) -> usize {
     let mut text = transcript.clone();
     blank_images(&mut text, &mut images);
     tokens::estimate(&text.to_string()) + images
+}
+/// What an item `to` cannot carry is called in a report: `item of type
+/// \`reasoning\``.
+pub fn describe_item(m: &Value) -> String {
+    match m.get("type").and_then(Value::as_str) {
+        Some(kind) => format!("item of type `{kind}`"),
+        None => "item without a role".to_string(),
+    }
+}
+
+/// Makes the rendered items a valid transcript of `to`, and returns the
+/// system prompt it must carry outside them. Anthropic takes the system
+/// prompt only as the top-level `system` (a `system` role in `messages` is
+/// rejected), rejects a message with no content, and wants user and
+/// assistant turns to alternate — with a `tool_result` first in the user turn
+/// right after its `tool_use`. Rendering splits a turn that mixed text and
+/// tool calls into one message per pair, so consecutive messages of a role
+/// are merged back here, tool results first.
+pub fn finish(items: Vec<Value>, to: Format) -> (Vec<Value>, Option<String>) {
+    if to != Format::Anthropic {
+        return (items, None);
+    }
+    let mut system = Vec::new();
+    let mut out: Vec<Value> = Vec::new();
+    for m in items {
+        let role = m.get("role").and_then(Value::as_str).unwrap_or("user");
+        if matches!(role, "system" | "developer") {
+            system.push(Content::parse(m.get("content").unwrap_or(&Value::Null)).text());
+            continue;
+        }
+        let blocks = blocks_of(m.get("content"));
+        if blocks.is_empty() {
+            continue;
+        }
+        match out.last_mut() {
+            Some(last) if last.get("role").and_then(Value::as_str) == Some(role) => {
+                let mut merged = blocks_of(last.get("content"));
+                merged.extend(blocks);
+                // Stable: tool results move first, each group keeps its order.
+                merged
+                    .sort_by_key(|b| b.get("type").and_then(Value::as_str) != Some("tool_result"));
+                if let Some(fields) = last.as_object_mut() {
+                    fields.insert("content".to_string(), Value::Array(merged));
+                }
+            }
+            // A message that merges with none is written as it came.
+            _ => out.push(m),
+        }
+    }
+    let system = system
+        .into_iter()
+        .filter(|s| !s.is_empty())
+        .collect::<Vec<_>>();
+    (out, (!system.is_empty()).then(|| system.join("\n\n")))
+}
+
+/// Content as Anthropic blocks: a string is one text block, an empty one none.
+fn blocks_of(content: Option<&Value>) -> Vec<Value> {
+    match content {
+        Some(Value::Array(blocks)) => blocks.clone(),
+        Some(Value::String(s)) if !s.is_empty() => vec![json!({"type": "text", "text": s})],
+        _ => Vec::new(),
+    }
+}
+
+/// The text of an Anthropic top-level `system` (a string or text blocks).
+pub fn system_text(system: &Value) -> String {
+    Content::parse(system).text()
 }

@@ -54,6 +54,8 @@ pub struct CompactOptions {
 pub struct Report {
     /// Input format.
     pub format: Option<Format>,
+    /// Output format.
+    pub output: Option<Format>,
     /// Pairs found.
     pub pairs: usize,
     /// Pairs kept verbatim.
@@ -66,6 +68,8 @@ pub struct Report {
     pub orphan_calls: Vec<String>,
     /// Results that had no call (kept as text).
     pub orphan_results: Vec<String>,
+    /// Items the output format has no equivalent of (dropped).
+    pub dropped: Vec<String>,
     /// Estimated tokens of the input JSON.
     pub tokens_before: usize,
     /// Estimated tokens of the output JSON.
@@ -118,6 +122,7 @@ pub fn compact(
     let out_format = opts.output.unwrap_or(format);
     let mut report = Report {
         format: Some(format),
+        output: Some(out_format),
         tokens_before: format::estimate_tokens(input),
         ..Report::default()
     };
@@ -153,9 +158,10 @@ pub fn compact(
     let mut summary_at: Option<usize> = None;
     for (pos, item) in parsed.iter().enumerate() {
         match item {
-            Item::Message(m) => {
-                out_items.push(convert_message(m, format, out_format).unwrap_or_else(|| m.clone()))
-            }
+            Item::Message(m) => match convert_message(m, format, out_format) {
+                Some(m) => out_items.push(m),
+                None => report.dropped.push(format::describe_item(m)),
+            },
             Item::Call { id, name, args } => {
                 if !result_ids.contains(id.as_str()) {
                     report.orphan_calls.push(format!("{name} ({id})"));
@@ -207,16 +213,57 @@ pub fn compact(
         );
         out_items.insert(at, user_text(out_format, &text));
     }
-    let output = match (wrap_key, input) {
-        (Some(k), Value::Object(o)) => {
-            let mut o = o.clone();
-            o.insert(k.to_string(), Value::Array(out_items));
-            Value::Object(o)
-        }
-        _ => Value::Array(out_items),
-    };
+    let output = wrap(input, wrap_key, out_items, format, out_format);
     report.tokens_after = format::estimate_tokens(&output);
     Ok((output, report))
+}
+
+/// The output value: the items under the key of `to` (`messages`, or
+/// `input` for Responses) beside the input's other fields, or a bare list when
+/// the input was one and `to` needs nothing else. A system prompt moves to
+/// where `to` takes it: Anthropic's top-level `system` (so converting to
+/// Anthropic always gives an object), a leading `system` message elsewhere.
+fn wrap(
+    input: &Value,
+    wrap_key: Option<&str>,
+    mut items: Vec<Value>,
+    from: Format,
+    to: Format,
+) -> Value {
+    let mut fields = match input {
+        Value::Object(o) => o.clone(),
+        _ => serde_json::Map::new(),
+    };
+    let key = to.list_key();
+    if let Some(k) = wrap_key
+        && k != key
+    {
+        fields.shift_remove(k);
+    }
+    if to != Format::Anthropic
+        && let Some(system) = fields.shift_remove("system")
+    {
+        items.insert(
+            0,
+            json!({"role": "system", "content": format::system_text(&system)}),
+        );
+    }
+    let (items, system) = format::finish(items, to);
+    if let Some(system) = system {
+        let text = match fields.get("system") {
+            Some(given) => format!("{}\n\n{system}", format::system_text(given)),
+            None => system,
+        };
+        fields.insert("system".to_string(), Value::String(text));
+    }
+    let converted_to_anthropic = to == Format::Anthropic && from != to;
+    if matches!(input, Value::Object(_)) || converted_to_anthropic || fields.contains_key("system")
+    {
+        fields.insert(key.to_string(), Value::Array(items));
+        Value::Object(fields)
+    } else {
+        Value::Array(items)
+    }
 }
 
 /// Boxes the text parts of a kept result that are over `threshold` tokens,

@@ -276,3 +276,171 @@ fn a_summarized_image_url_is_named_not_stored() {
         "Earlier tool calls (compacted; results can be resolved by reference):\nfetch() → image at https://example.com/chart.png"
     );
 }
+
+/// Panics unless `messages` is what the Anthropic Messages API accepts: only
+/// user and assistant turns, alternating from a user turn, none empty (text,
+/// or a list of blocks), and
+/// each turn's `tool_use` answered by `tool_result`s that open the next turn.
+fn assert_valid_anthropic(messages: &Value) {
+    let messages = messages.as_array().expect("messages is a list");
+    for (i, m) in messages.iter().enumerate() {
+        let role = m["role"].as_str().unwrap_or("");
+        let expected = if i % 2 == 0 { "user" } else { "assistant" };
+        assert_eq!(role, expected, "message {i}: {m}");
+        if let Some(text) = m["content"].as_str() {
+            assert!(!text.is_empty(), "message {i} is empty");
+            continue;
+        }
+        let blocks = m["content"]
+            .as_array()
+            .expect("content is a string or a list");
+        assert!(!blocks.is_empty(), "message {i} is empty");
+        let uses: Vec<&Value> = blocks
+            .iter()
+            .filter(|b| b["type"] == "tool_use")
+            .map(|b| &b["id"])
+            .collect();
+        if uses.is_empty() {
+            continue;
+        }
+        let next = messages[i + 1]["content"]
+            .as_array()
+            .expect("a turn follows a tool_use");
+        let answered: Vec<&Value> = next
+            .iter()
+            .take_while(|b| b["type"] == "tool_result")
+            .map(|b| &b["tool_use_id"])
+            .collect();
+        assert_eq!(answered, uses, "message {}: {}", i + 1, messages[i + 1]);
+    }
+}
+
+fn chat_with_system() -> Value {
+    json!([
+        {"role": "system", "content": "You are terse."},
+        {"role": "user", "content": "read both files"},
+        {"role": "assistant", "content": "Reading.", "tool_calls": [
+            {"id": "a", "type": "function", "function": {"name": "read", "arguments": "{\"path\":\"a\"}"}},
+            {"id": "b", "type": "function", "function": {"name": "read", "arguments": "{\"path\":\"b\"}"}}
+        ]},
+        {"role": "tool", "tool_call_id": "a", "content": "alpha"},
+        {"role": "tool", "tool_call_id": "b", "content": "beta"},
+        {"role": "user", "content": "and now?"},
+        {"role": "assistant", "content": "Done."},
+        {"role": "user", "content": "thanks"}
+    ])
+}
+
+#[test]
+fn chat_converted_to_anthropic_is_a_valid_request() {
+    let mut store = |_: &str, _: &str| Ok(String::new());
+    for (keep, strategy) in [
+        (5, Strategy::Native),
+        (1, Strategy::Native),
+        (0, Strategy::Native),
+        (5, Strategy::TextEmbed),
+    ] {
+        let (out, _) = compact(
+            &chat_with_system(),
+            &CompactOptions {
+                output: Some(Format::Anthropic),
+                ..opts(keep, 1000, strategy)
+            },
+            &mut store,
+        )
+        .unwrap();
+        assert_eq!(out["system"], "You are terse.");
+        assert_valid_anthropic(&out["messages"]);
+    }
+    // Without a system prompt it is still the request's shape.
+    let v = Value::Array(chat_with_system().as_array().unwrap()[1..].to_vec());
+    let (out, _) = compact(
+        &v,
+        &CompactOptions {
+            output: Some(Format::Anthropic),
+            ..opts(5, 1000, Strategy::Native)
+        },
+        &mut store,
+    )
+    .unwrap();
+    assert_eq!(out.get("system"), None);
+    assert_valid_anthropic(&out["messages"]);
+}
+
+#[test]
+fn anthropic_text_and_tool_use_stay_one_turn() {
+    let v = json!([
+        {"role": "user", "content": "hi"},
+        {"role": "assistant", "content": [{"type": "text", "text": "calling"}, {"type": "tool_use", "id": "t1", "name": "get", "input": {}}, {"type": "tool_use", "id": "t2", "name": "get", "input": {}}]},
+        {"role": "user", "content": [
+            {"type": "tool_result", "tool_use_id": "t1", "content": "one"},
+            {"type": "tool_result", "tool_use_id": "t2", "content": "two"},
+            {"type": "text", "text": "go on"}
+        ]}
+    ]);
+    let mut store = |_: &str, _: &str| Ok(String::new());
+    let (out, _) = compact(&v, &opts(5, 1000, Strategy::Native), &mut store).unwrap();
+    // The input was a bare Anthropic list with no system prompt: it stays one.
+    assert!(out.is_array());
+    assert_valid_anthropic(&out);
+    assert_eq!(out[1]["content"][0]["text"], "calling");
+}
+
+#[test]
+fn a_system_prompt_moves_to_where_the_output_format_takes_it() {
+    let anthropic = json!({"model": "m", "system": [{"type": "text", "text": "Be brief."}], "messages": [
+        {"role": "user", "content": "hi"},
+        {"role": "assistant", "content": [{"type": "tool_use", "id": "t", "name": "get", "input": {}}]},
+        {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t", "content": "ok"}]}
+    ]});
+    let mut store = |_: &str, _: &str| Ok(String::new());
+    let to = |format| CompactOptions {
+        output: Some(format),
+        ..opts(5, 1000, Strategy::Native)
+    };
+    let (chat, _) = compact(&anthropic, &to(Format::Chat), &mut store).unwrap();
+    assert_eq!(chat.get("system"), None);
+    assert_eq!(chat["model"], "m");
+    assert_eq!(
+        chat["messages"][0],
+        json!({"role": "system", "content": "Be brief."})
+    );
+    let (responses, _) = compact(&anthropic, &to(Format::Responses), &mut store).unwrap();
+    assert_eq!(responses.get("messages"), None);
+    assert_eq!(
+        responses["input"][0],
+        json!({"role": "system", "content": "Be brief."})
+    );
+    assert_eq!(responses["input"][3]["type"], "function_call_output");
+    // And back to Anthropic: the system message is top-level again.
+    let (again, _) = compact(&responses, &to(Format::Anthropic), &mut store).unwrap();
+    assert_eq!(again["system"], "Be brief.");
+    assert_eq!(again.get("input"), None);
+    assert_valid_anthropic(&again["messages"]);
+}
+
+#[test]
+fn items_another_format_cannot_carry_are_dropped_and_reported() {
+    let v = json!([
+        {"role": "user", "content": "go"},
+        {"type": "reasoning", "id": "rs_1", "summary": []},
+        {"type": "function_call", "call_id": "a", "name": "get", "arguments": "{}"},
+        {"type": "function_call_output", "call_id": "a", "output": "ok"}
+    ]);
+    let mut store = |_: &str, _: &str| Ok(String::new());
+    let (out, r) = compact(
+        &v,
+        &CompactOptions {
+            output: Some(Format::Anthropic),
+            ..opts(5, 1000, Strategy::Native)
+        },
+        &mut store,
+    )
+    .unwrap();
+    assert_eq!(r.dropped, vec!["item of type `reasoning`"]);
+    assert_valid_anthropic(&out["messages"]);
+    // The same format carries it as it came.
+    let (out, r) = compact(&v, &opts(5, 1000, Strategy::Native), &mut store).unwrap();
+    assert!(r.dropped.is_empty());
+    assert_eq!(out[1], v[1]);
+}
