@@ -136,7 +136,8 @@ fn text_embed_and_format_switch() {
             "100000",
         ],
     );
-    let uses = out
+    // Converted to Anthropic, the transcript is a request body: `messages`.
+    let uses = out["messages"]
         .as_array()
         .unwrap()
         .iter()
@@ -176,4 +177,176 @@ fn orphans_and_errors() {
         .stderr(predicate::str::contains(
             "transcript must be a JSON array or object",
         ));
+}
+
+/// Base64 of `bytes` (the tests have no base64 crate).
+fn base64(bytes: &[u8]) -> String {
+    const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut out = String::new();
+    for chunk in bytes.chunks(3) {
+        let n = chunk
+            .iter()
+            .enumerate()
+            .fold(0u32, |n, (i, b)| n | u32::from(*b) << (16 - 8 * i));
+        for i in 0..=chunk.len() {
+            out.push(char::from(ALPHABET[(n >> (18 - 6 * i)) as usize & 63]));
+        }
+    }
+    while !out.len().is_multiple_of(4) {
+        out.push('=');
+    }
+    out
+}
+
+/// About 260 KB of base64: a 1280×800 PNG header and noise that does not compress.
+fn screenshot() -> String {
+    let mut png = b"\x89PNG\r\n\x1a\n\0\0\0\x0dIHDR".to_vec();
+    png.extend(1280u32.to_be_bytes());
+    png.extend(800u32.to_be_bytes());
+    png.extend([8, 6, 0, 0, 0]);
+    png.extend((0..195_000u32).map(|i| (i.wrapping_mul(2_654_435_761) >> 24) as u8));
+    base64(&png)
+}
+
+/// Screenshots are images: the kept result is written back as it came (its
+/// text part too), and older ones are stored and named in the summary.
+#[test]
+fn screenshots_stay_images() {
+    let env = Env::empty();
+    let data = screenshot();
+    let mut messages = vec![json!({"role": "user", "content": "check the login page"})];
+    for i in 0..3 {
+        messages.push(json!({"role": "assistant", "content": [{"type": "tool_use", "id": format!("s{i}"), "name": "screenshot", "input": {}}]}));
+        messages.push(json!({"role": "user", "content": [{"type": "tool_result", "tool_use_id": format!("s{i}"), "content": [
+            {"type": "text", "text": "shot"},
+            {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": data}}
+        ]}]}));
+    }
+    let input = json!({"model": "claude", "messages": messages});
+    env.write("img.json", input.to_string());
+    let out = env
+        .ctx(&["history", "compact", "--keep", "1", "--threshold", "1000"])
+        .pipe_stdin(env.path().join("img.json"))
+        .unwrap()
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("3 pairs, 1 kept, 2 summarized, 2 boxed"),
+        "{err}"
+    );
+    let out: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let messages = out["messages"].as_array().unwrap();
+    assert_eq!(
+        messages.last().unwrap()["content"][0]["content"],
+        input["messages"][6]["content"][0]["content"]
+    );
+    let summary = messages
+        .iter()
+        .filter_map(|m| m["content"].as_array())
+        .flatten()
+        .find_map(|b| {
+            b["text"]
+                .as_str()
+                .filter(|t| t.starts_with("Earlier tool calls"))
+        })
+        .unwrap();
+    let line = summary.lines().nth(1).unwrap();
+    let (named, reference) = line.split_once(" → internal://").unwrap();
+    assert_eq!(
+        named,
+        "screenshot() → \"shot\", 1 tokens; image (image/png, 1280×800, 195 KB)"
+    );
+    let start = env
+        .ctx(&[
+            "resolve",
+            "slice",
+            &format!("internal://{reference}"),
+            "0",
+            "40",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(
+        String::from_utf8_lossy(&start.stdout).trim_end(),
+        &format!("data:image/png;base64,{}", &data[..18])
+    );
+}
+
+/// Chat converted to Anthropic is a request the Messages API accepts: the
+/// system prompt top-level, user and assistant turns alternating, each
+/// `tool_use` answered at the start of the next turn; an item Anthropic
+/// cannot carry is dropped with a warning.
+#[test]
+fn chat_to_anthropic_is_a_valid_request() {
+    let env = Env::empty();
+    let chat = json!([
+        {"role": "system", "content": "You are terse."},
+        {"role": "user", "content": "read both files"},
+        {"role": "assistant", "content": "Reading.", "tool_calls": [
+            {"id": "a", "type": "function", "function": {"name": "read", "arguments": "{\"path\":\"a\"}"}},
+            {"id": "b", "type": "function", "function": {"name": "read", "arguments": "{\"path\":\"b\"}"}}
+        ]},
+        {"role": "tool", "tool_call_id": "a", "content": "alpha"},
+        {"role": "tool", "tool_call_id": "b", "content": "beta"},
+        {"role": "user", "content": "thanks"}
+    ]);
+    env.write("chat.json", chat.to_string());
+    let out = env
+        .ctx(&["history", "compact", "--keep", "1", "--format", "anthropic"])
+        .pipe_stdin(env.path().join("chat.json"))
+        .unwrap()
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let out: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(out["system"], "You are terse.");
+    let roles: Vec<&str> = out["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["role"].as_str().unwrap())
+        .collect();
+    assert_eq!(roles, ["user", "assistant", "user", "assistant", "user"]);
+    let messages = &out["messages"];
+    assert_eq!(
+        messages[1]["content"][0],
+        json!({"type": "text", "text": "Reading."})
+    );
+    assert!(
+        messages[2]["content"][0]["text"]
+            .as_str()
+            .unwrap()
+            .contains("read(path=\"a\") → \"alpha\", 1 tokens")
+    );
+    assert_eq!(messages[3]["content"][0]["type"], "tool_use");
+    assert_eq!(
+        messages[4]["content"],
+        json!([
+            {"type": "tool_result", "tool_use_id": "b", "content": "beta"},
+            {"type": "text", "text": "thanks"}
+        ])
+    );
+
+    let responses = json!([
+        {"role": "user", "content": "go"},
+        {"type": "reasoning", "id": "rs_1", "summary": []},
+        {"type": "function_call", "call_id": "c", "name": "get", "arguments": "{}"},
+        {"type": "function_call_output", "call_id": "c", "output": "ok"}
+    ]);
+    let (out, err) = compact(&env, &responses, &["--format", "anthropic"]);
+    assert_eq!(out["messages"].as_array().unwrap().len(), 3);
+    assert!(
+        err.contains("item of type `reasoning` has no equivalent in `anthropic`; dropped"),
+        "{err}"
+    );
 }

@@ -104,6 +104,14 @@ pub(super) fn history_cmd(cli: &Cli, p: &Printer, cmd: &HistoryCmd) -> anyhow::R
     for r in &report.orphan_results {
         p.warn(&format!("tool result without a call kept as text: {r}"));
     }
+    if let Some(to) = report.output {
+        for d in &report.dropped {
+            p.warn(&format!(
+                "{d} has no equivalent in `{}`; dropped",
+                to.name()
+            ));
+        }
+    }
     p.note(&format!(
         "history: {} pairs, {} kept, {} summarized, {} boxed; ~{} → ~{} tokens",
         report.pairs,
