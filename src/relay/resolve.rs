@@ -45,6 +45,14 @@ pub enum ResolveError {
         /// Where and why the JSON parse failed.
         detail: String,
     },
+    /// A jq query was run on JSON that nests too deeply to read safely.
+    #[error(
+        "value nests arrays or objects more than {limit} levels deep, too deep for a jq query; use grep, lines or slice instead"
+    )]
+    NestedTooDeep {
+        /// The deepest nesting a query reads.
+        limit: usize,
+    },
     /// The jq program does not parse or refers to undefined names.
     #[error(
         "invalid jq query `{query}`: {message}\nhint: examples of valid queries: `.items | length`, `.[] | select(.name == \"x\")`, `keys`"
@@ -69,7 +77,8 @@ pub enum ResolveError {
     },
     /// The jq program ran longer than allowed.
     #[error(
-        "jq query `{query}` ran longer than {limit:?} ({outputs} output(s) so far) and was stopped; narrow it (e.g. `.items[:20]`, `first(...)`, `limit(10; ...)`)"
+        "jq query `{query}` ran longer than {} s ({outputs} output(s) so far) and was stopped; narrow it (e.g. `.items[:20]`, `first(...)`, `limit(10; ...)`)",
+        limit.as_secs_f64()
     )]
     QueryTimedOut {
         /// The query as given.

@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 use serde::Serialize;
 
 use super::ResolveError;
-use crate::relay::preview;
+use crate::relay::{nesting, preview};
 /// Options for [`query`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct QueryOptions {
@@ -82,6 +82,13 @@ pub fn query(value: &str, jq: &str, opts: &QueryOptions) -> Result<QueryResult, 
         .compile(modules)
         .map_err(|errors| invalid(compile_errors(errors)))?;
 
+    // jaq's reader, evaluator, printer and the drop of its tree all recurse
+    // once per level: a deeper value would overflow the stack.
+    if nesting::nests_deeper(value, nesting::MAX_JSON_DEPTH) {
+        return Err(ResolveError::NestedTooDeep {
+            limit: nesting::MAX_JSON_DEPTH,
+        });
+    }
     let input =
         jaq_json::read::parse_single(value.as_bytes()).map_err(|e| ResolveError::NotJson {
             media: preview::media_type(value).mime(),

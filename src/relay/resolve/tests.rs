@@ -336,6 +336,24 @@ fn query_time_limit() {
     assert!(err.to_string().contains("limit(10; ...)"), "{err}");
 }
 
+/// Nesting past the limit is refused before jaq reads it (its reader, and
+/// everything after, recurse per level); up to the limit it runs.
+#[test]
+fn query_refuses_json_nested_past_the_limit() {
+    let opts = QueryOptions::default();
+    let nested = |depth: usize| "[".repeat(depth) + &"]".repeat(depth);
+    let at_limit = nested(crate::relay::nesting::MAX_JSON_DEPTH);
+    let r = query(&at_limit, "[paths] | length", &opts).expect("at the limit");
+    assert_eq!(r.outputs, ["999"]);
+    for depth in [10_000, 1_000_000] {
+        let err = query(&nested(depth), ".", &opts).expect_err("too deep");
+        assert_eq!(
+            err.to_string(),
+            "value nests arrays or objects more than 1000 levels deep, too deep for a jq query; use grep, lines or slice instead"
+        );
+    }
+}
+
 #[test]
 fn query_errors_say_what_to_do() {
     let opts = QueryOptions::default();
