@@ -89,8 +89,11 @@ pub fn query(value: &str, jq: &str, opts: &QueryOptions) -> Result<QueryResult, 
             limit: nesting::MAX_JSON_DEPTH,
         });
     }
+    // Detection skips a byte order mark (`media_type`), so jq does too: the
+    // preview of such a value suggested queries that then failed at byte 0.
+    let json = value.strip_prefix('\u{feff}').unwrap_or(value);
     let input =
-        jaq_json::read::parse_single(value.as_bytes()).map_err(|e| ResolveError::NotJson {
+        jaq_json::read::parse_single(json.as_bytes()).map_err(|e| ResolveError::NotJson {
             media: preview::media_type(value).mime(),
             detail: format!("JSON parse failed at {e}"),
         })?;

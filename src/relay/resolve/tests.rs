@@ -354,6 +354,13 @@ fn query_refuses_json_nested_past_the_limit() {
     }
 }
 
+/// A byte order mark before the JSON is skipped, as media detection skips it.
+#[test]
+fn query_skips_a_byte_order_mark() {
+    let r = query("\u{feff}{\"k\":[1,2]}", "keys", &QueryOptions::default()).expect("runs");
+    assert_eq!(r.outputs, ["[\n  \"k\"\n]"]);
+}
+
 #[test]
 fn query_errors_say_what_to_do() {
     let opts = QueryOptions::default();

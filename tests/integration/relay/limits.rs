@@ -53,3 +53,17 @@ fn a_deeply_nested_json_file_builds() {
     env.write("notes.md", "# Notes\n\nA page to search.\n");
     env.ctx(&["build", "-q"]).assert().success();
 }
+
+/// JSON after a byte order mark is JSON to jq too, as its preview said.
+#[test]
+fn json_after_a_byte_order_mark_is_queried() {
+    let env = Env::empty();
+    let out = boxed(
+        env.path(),
+        "\u{feff}{\"k\":[1,2]}",
+        &["--threshold-chars", "1", "--tool", "bom", "--preview"],
+    );
+    assert!(out.contains("  keys\n"), "{out}");
+    let r = out.lines().next().expect("reference");
+    assert_eq!(resolve(&env, &["query", r, "keys", "--compact"]), "[\"k\"]\n");
+}
