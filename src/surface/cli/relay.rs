@@ -549,8 +549,12 @@ fn relay_maintenance(cli: &Cli, p: &Printer, cmd: &RelayCmd) -> anyhow::Result<E
             if p.json {
                 p.json(&r);
             } else {
+                let strays = match r.stray_files {
+                    0 => String::new(),
+                    n => format!(" and {n} stray file(s) no box named"),
+                };
                 p.text(&format!(
-                    "removed {} boxed value(s), {} bytes\n",
+                    "removed {} boxed value(s){strays}, {} bytes\n",
                     r.removed, r.bytes
                 ));
             }
