@@ -285,6 +285,22 @@ pub fn open(seg: &Segment, reference: &str, access: &Access) -> Result<Opened> {
 
 /// Reads the value behind a parsed reference.
 pub fn open_id(seg: &Segment, id: &RefId, access: &Access) -> Result<Opened> {
+    let row = accessible_row(seg, id, access)?;
+    let path = file_path(seg, &row)?;
+    let value = std::fs::read_to_string(&path).map_err(|e| Error::io("cannot read", &path, e))?;
+    Ok(Opened { row, value })
+}
+
+/// The row and stored file behind `reference`, after the session check,
+/// for a reader that reads the file itself (a jq query's worker process).
+pub fn locate(seg: &Segment, reference: &str, access: &Access) -> Result<(BoxRow, PathBuf)> {
+    let id = reference::parse_reference(reference).map_err(|e| Error::Invalid(e.to_string()))?;
+    let row = accessible_row(seg, &id, access)?;
+    let path = file_path(seg, &row)?;
+    Ok((row, path))
+}
+
+fn accessible_row(seg: &Segment, id: &RefId, access: &Access) -> Result<BoxRow> {
     let unknown = || {
         Error::Invalid(format!(
             "unknown reference `{id}`: no boxed value with that ID in this segment (it may have been removed by `ctx relay gc`)"
@@ -302,9 +318,7 @@ pub fn open_id(seg: &Segment, id: &RefId, access: &Access) -> Result<Opened> {
             row.session, access.session
         )));
     }
-    let path = file_path(seg, &row)?;
-    let value = std::fs::read_to_string(&path).map_err(|e| Error::io("cannot read", &path, e))?;
-    Ok(Opened { row, value })
+    Ok(row)
 }
 
 /// The stored file of a row, refusing anything that would leave `_ctx/relay/`.

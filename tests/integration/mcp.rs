@@ -7,6 +7,7 @@ mod boxed_reads;
 mod code;
 mod harness;
 mod inspector;
+mod queries;
 
 use std::io::{BufRead, BufReader};
 use std::time::{Duration, Instant};

@@ -6,7 +6,7 @@
 use std::fmt::Write as _;
 use std::time::{Duration, Instant};
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use super::ResolveError;
 use crate::relay::{nesting, preview};
@@ -35,7 +35,7 @@ impl Default for QueryOptions {
 }
 
 /// Outputs of a jq query.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct QueryResult {
     /// One string per jq output.
     pub outputs: Vec<String>,

@@ -11,7 +11,8 @@ use crate::error::Error;
 use crate::relay::preview;
 use crate::relay::resolve::{self, GrepOptions};
 use crate::relay::store::{self, Access, BoxOptions, Boxed, DEFAULT_SESSION, Threshold};
-use crate::surface::mcp::tools::{DEFAULT_WINDOW, GrepParams, QueryParams};
+use crate::surface::jq_worker;
+use crate::surface::mcp::tools::{DEFAULT_WINDOW, GrepParams};
 use crate::surface::output::{Printer, sanitize};
 
 /// Session options shared by the relay commands.
@@ -358,6 +359,42 @@ pub(super) fn resolve_cmd(cli: &Cli, p: &Printer, args: &ResolveArgs) -> anyhow:
             ..
         } => in_order(reference, operand),
     };
+    if let ResolveCmd::Query {
+        compact,
+        raw,
+        max_output_chars,
+        timeout,
+        ..
+    } = &args.op
+    {
+        let (row, file) = store::locate(&seg, reference, &access)?;
+        let request = jq_worker::Request {
+            file,
+            jq: operand.to_string(),
+            compact: *compact,
+            raw: *raw,
+            max_output_chars: *max_output_chars,
+            timeout: Duration::from_secs(*timeout),
+            memory_bytes: jq_worker::memory_limit(row.bytes),
+        };
+        let r = jq_worker::run_blocking(&request)?;
+        if p.json {
+            p.json(&r);
+        } else {
+            for o in &r.outputs {
+                p.text(&format!("{}\n", sanitize(o)));
+            }
+            if r.truncated {
+                p.note(&format!(
+                    "output cut at {max_output_chars} characters; narrow the query"
+                ));
+            }
+            if let Some(note) = &r.note {
+                p.note(&sanitize(note));
+            }
+        }
+        return Ok(ExitCode::SUCCESS);
+    }
     let opened = store::open(&seg, reference, &access)?;
     let v = opened.value.as_str();
     match &args.op {
@@ -401,40 +438,8 @@ pub(super) fn resolve_cmd(cli: &Cli, p: &Printer, args: &ResolveArgs) -> anyhow:
                 }
             }
         }
-        ResolveCmd::Query {
-            compact,
-            raw,
-            max_output_chars,
-            timeout,
-            ..
-        } => {
-            let jq = operand;
-            let params = QueryParams {
-                opaque_reference: reference.to_string(),
-                jq: jq.to_string(),
-            };
-            let mut options = params.options();
-            options.compact = *compact;
-            options.raw = *raw;
-            options.max_output_chars = *max_output_chars;
-            options.timeout = Duration::from_secs(*timeout);
-            let r = resolve::query(v, jq, &options)?;
-            if p.json {
-                p.json(&r);
-            } else {
-                for o in &r.outputs {
-                    p.text(&format!("{}\n", sanitize(o)));
-                }
-                if r.truncated {
-                    p.note(&format!(
-                        "output cut at {max_output_chars} characters; narrow the query"
-                    ));
-                }
-                if let Some(note) = &r.note {
-                    p.note(&sanitize(note));
-                }
-            }
-        }
+        // Answered above, by a worker process.
+        ResolveCmd::Query { .. } => {}
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -2,6 +2,8 @@
 //! stack, jq programs that never end or take all memory, and a byte order
 //! mark before JSON. Each is answered with a message, and the process lives.
 
+use std::time::{Duration, Instant};
+
 use super::super::util::{Env, boxed, refused};
 use super::resolve;
 
@@ -32,13 +34,19 @@ fn json_nested_past_the_limit_is_boxed_as_text() {
         refused(
             &env,
             &["resolve", "query", &r, "."],
-            &["error: value nests arrays or objects more than 1000 levels deep, too deep for a jq query; use grep, lines or slice instead"],
+            &[
+                "error: value nests arrays or objects more than 1000 levels deep, too deep for a jq query; use grep, lines or slice instead",
+            ],
         );
         let hits = env.json(&["resolve", "grep", &r, "1\\}\\}", "-C", "0"]);
         assert_eq!(hits["total_matches"], u64::from(depth == 100_000));
     }
     // A thousand levels is still JSON, and jq reads it.
-    let r = boxed(env.path(), &nested_arrays(1_000), &["--threshold-chars", "1"]);
+    let r = boxed(
+        env.path(),
+        &nested_arrays(1_000),
+        &["--threshold-chars", "1"],
+    );
     let r = r.trim();
     assert_eq!(env.json(&["resolve", "length", r])["media"], "json");
     assert_eq!(resolve(&env, &["query", r, "[paths] | length"]), "999\n");
@@ -54,6 +62,56 @@ fn a_deeply_nested_json_file_builds() {
     env.ctx(&["build", "-q"]).assert().success();
 }
 
+/// A query that never ends is stopped at `--timeout`, whether it computes
+/// one endless output (`def f: f; f`) or endless outputs.
+#[test]
+fn jq_stops_at_its_deadline() {
+    let env = Env::empty();
+    let r = boxed(env.path(), "{\"a\":[1,2,3]}", &["--threshold-chars", "1"]);
+    let r = r.trim();
+    let endless = [
+        "def f: f; f",
+        "last(range(1e10))",
+        "range(1e10) | select(. % 100000 == 0)",
+    ];
+    for jq in endless {
+        let started = Instant::now();
+        refused(
+            &env,
+            &["resolve", "query", r, jq, "--timeout", "1"],
+            &[&format!("error: jq query `{jq}` ran longer than 1 s ")],
+        );
+        assert!(
+            started.elapsed() < Duration::from_secs(8),
+            "{jq}: {:?}",
+            started.elapsed()
+        );
+    }
+}
+
+/// A query that needs more memory than its limit, or recurses without end,
+/// is stopped with a message saying so; the command still answers.
+#[test]
+fn jq_stops_at_its_memory_and_stack_limits() {
+    let env = Env::empty();
+    let r = boxed(env.path(), "{\"a\":[1,2,3]}", &["--threshold-chars", "1"]);
+    let r = r.trim();
+    refused(
+        &env,
+        &["resolve", "query", r, "\"x\" * 2000000000 | length"],
+        &["needed more than 1280 MiB of memory and was stopped"],
+    );
+    refused(
+        &env,
+        &["resolve", "query", r, "def f: [f]; f"],
+        &["error: jq query `def f: [f]; f` recursed too deeply"],
+    );
+    // An ordinary query after them, and its JSON form.
+    assert_eq!(resolve(&env, &["query", r, ".a | add"]), "6\n");
+    let answer = env.json(&["resolve", "query", r, ".a[]"]);
+    assert_eq!(answer["outputs"], serde_json::json!(["1", "2", "3"]));
+}
+
 /// JSON after a byte order mark is JSON to jq too, as its preview said.
 #[test]
 fn json_after_a_byte_order_mark_is_queried() {
@@ -65,5 +123,8 @@ fn json_after_a_byte_order_mark_is_queried() {
     );
     assert!(out.contains("  keys\n"), "{out}");
     let r = out.lines().next().expect("reference");
-    assert_eq!(resolve(&env, &["query", r, "keys", "--compact"]), "[\"k\"]\n");
+    assert_eq!(
+        resolve(&env, &["query", r, "keys", "--compact"]),
+        "[\"k\"]\n"
+    );
 }
