@@ -231,26 +231,35 @@ pub struct ProxyArgs {
     pub rerank: super::search::RerankArgs,
 }
 
-/// Parses `7d`, `12h`, `30m`, `45s` (or a plain number of seconds).
+/// Parses `7d`, `12h`, `30m`, `45s`, `2w`. A bare number is refused: `7`
+/// read as seconds made `gc --older-than 7` delete everything but the last
+/// seven seconds' boxes, where days were meant.
 pub fn parse_duration(s: &str) -> Result<Duration, String> {
     let s = s.trim();
     let (num, unit) = s.split_at(s.find(|c: char| !c.is_ascii_digit()).unwrap_or(s.len()));
     let n: u64 = num
         .parse()
         .map_err(|_| format!("`{s}` is not a duration; use e.g. 7d, 12h, 30m or 45s"))?;
-    let secs = match unit {
-        "" | "s" => n,
-        "m" => n * 60,
-        "h" => n * 3600,
-        "d" => n * 86_400,
-        "w" => n * 604_800,
+    let seconds = match unit {
+        "s" => 1,
+        "m" => 60,
+        "h" => 3600,
+        "d" => 86_400,
+        "w" => 604_800,
+        "" => {
+            return Err(format!(
+                "`{s}` has no unit; give the age with one of s, m, h, d, w (e.g. `{s}d` for {s} days)"
+            ));
+        }
         _ => {
             return Err(format!(
                 "unknown unit `{unit}` in `{s}`; use s, m, h, d or w"
             ));
         }
     };
-    Ok(Duration::from_secs(secs))
+    n.checked_mul(seconds)
+        .map(Duration::from_secs)
+        .ok_or_else(|| format!("`{s}` is too long a duration"))
 }
 
 fn read_stdin() -> anyhow::Result<String> {

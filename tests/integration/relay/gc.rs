@@ -62,3 +62,29 @@ fn gc_removes_stray_files_no_box_names() {
         .success()
         .stdout("removed 0 boxed value(s) and 1 stray file(s) no box named, 5 bytes\n");
 }
+
+/// An age needs its unit: a bare `7` (days meant, seconds read) would
+/// have removed every box but the last seven seconds'.
+#[test]
+fn gc_refuses_an_age_without_a_unit() {
+    let env = Env::empty();
+    let r = boxed(env.path(), "a boxed value\n", &["--threshold-chars", "1"]);
+    let r = r.trim();
+    env.ctx(&["relay", "gc", "--older-than", "7"])
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains(
+            "invalid value '7' for '--older-than <OLDER_THAN>': `7` has no unit; give the age with one of s, m, h, d, w (e.g. `7d` for 7 days)",
+        ));
+    env.ctx(&["relay", "gc", "--older-than", "99999999999999999w"])
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains("is too long a duration"));
+    assert_eq!(resolve(&env, &["read", r]), "a boxed value\n");
+    for age in ["45s", "30m", "12h", "7d", "2w"] {
+        env.ctx(&["relay", "gc", "--older-than", age])
+            .assert()
+            .success();
+    }
+    assert_eq!(resolve(&env, &["read", r]), "a boxed value\n");
+}
