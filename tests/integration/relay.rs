@@ -5,6 +5,7 @@ use predicates::prelude::*;
 use super::util::{Env, boxed, ctx, refused, spawn_with_input};
 
 mod gc;
+mod grep;
 mod limits;
 mod search;
 mod shape;

@@ -191,11 +191,50 @@ fn grep_caps_results_and_counts_lines_once() {
         [0, 2, 3]
     );
     assert_eq!(r.matches[0].before, Vec::<String>::new());
-    // Windows overlap and repeat: line 2 (`x`) is context of line 3 and a match.
-    assert_eq!(r.matches[2].before, ["x"]);
+    // Windows are merged as `grep -C` merges them: line 1 (`y`) is shown
+    // once, after line 0; line 2 (`x`) is a match, not line 3's context.
+    let shown: Vec<(&[String], &[String])> = r
+        .matches
+        .iter()
+        .map(|m| (m.before.as_slice(), m.after.as_slice()))
+        .collect();
+    let (none, y) = (&[][..], &["y".to_string()][..]);
+    assert_eq!(shown, [(none, y), (none, none), (none, y)]);
+    assert_eq!(
+        r.render(usize::MAX).text,
+        "0: x x x\n1- y\n2: x\n3: x x x\n4- y\n"
+    );
     let r = grep(&v, "^y$", &GrepOptions::default()).expect("valid regex");
     assert_eq!(r.total_matches, 100);
     assert_eq!(r.matches[1].line_no, 4);
+}
+
+/// Groups that do not touch are separated by `--`; the text stops before
+/// the match that would pass the cap, and says how many matches it holds.
+#[test]
+fn grep_renders_groups_within_a_cap() {
+    let v: String = (0..100).map(|i| format!("{i}\n")).collect();
+    let r = grep(
+        &v,
+        "^(10|12|50|90)$",
+        &GrepOptions {
+            window: 1,
+            ..GrepOptions::default()
+        },
+    )
+    .expect("valid regex");
+    let all = r.render(usize::MAX);
+    assert_eq!(
+        all.text,
+        "9- 9\n10: 10\n11- 11\n12: 12\n13- 13\n--\n49- 49\n50: 50\n51- 51\n--\n89- 89\n90: 90\n91- 91\n"
+    );
+    assert_eq!(all.shown, 4);
+    let cut = r.render(30);
+    assert_eq!(
+        (cut.text.as_str(), cut.shown),
+        ("9- 9\n10: 10\n11- 11\n", 1)
+    );
+    assert_eq!(r.render(0).shown, 1, "the first match is always shown");
 }
 
 #[test]

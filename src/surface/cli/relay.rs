@@ -12,7 +12,7 @@ use crate::relay::preview;
 use crate::relay::resolve::{self, GrepOptions};
 use crate::relay::store::{self, Access, BoxOptions, Boxed, DEFAULT_SESSION, Threshold};
 use crate::surface::jq_worker;
-use crate::surface::mcp::tools::{DEFAULT_WINDOW, GrepParams};
+use crate::surface::mcp::tools::DEFAULT_WINDOW;
 use crate::surface::output::{Printer, sanitize};
 
 /// Session options shared by the relay commands.
@@ -426,25 +426,22 @@ pub(super) fn resolve_cmd(cli: &Cli, p: &Printer, args: &ResolveArgs) -> anyhow:
             max_results,
             ..
         } => {
-            let pattern = operand;
-            let params = GrepParams {
-                opaque_reference: reference.to_string(),
-                pattern: pattern.to_string(),
-                window: Some(*window),
-            };
             let options = GrepOptions {
+                window: *window,
                 ignore_case: *ignore_case,
                 max_results: *max_results,
-                ..params.options()
+                ..GrepOptions::default()
             };
-            let r = resolve::grep(v, pattern, &options)?;
+            let r = resolve::grep(v, operand, &options)?;
             if p.json {
                 p.json(&r);
             } else {
                 p.text(&format!("{}\n", r.header(None)));
-                for m in &r.matches {
-                    p.text(&sanitize(&m.render()));
-                }
+                p.text(&sanitize(&r.render(usize::MAX).text));
+            }
+            if r.total_matches == 0 {
+                // No match is a negative answer: exit 1, as grep does.
+                return Ok(ExitCode::from(1));
             }
         }
         // Answered above, by a worker process.

@@ -205,9 +205,12 @@ fn run(
         ToolName::Grep => {
             let p: GrepParams = parse(config, tool, args)?;
             let opened = open(config, seg, &p.opaque_reference)?;
-            let r = resolve::grep(&opened.value, &p.pattern, &p.options())
+            let mut r = resolve::grep(&opened.value, &p.pattern, &p.options())
                 .map_err(|e| e.to_string())?;
-            Ok(answer(render_grep(&r), &r))
+            let (text, shown) = render_grep(&r, None, &p.opaque_reference, READ_MAX_CHARS);
+            // The structured copy holds what the text shows, within the cap too.
+            r.matches.truncate(shown);
+            Ok(answer(text, &r))
         }
         ToolName::Query => {
             let request = query_request(config, seg, args)?;

@@ -28,13 +28,11 @@ use crate::rerank::Reranker;
 use crate::retrieve::Retriever;
 use crate::segment::Segment;
 use crate::surface::jq_worker;
+use crate::surface::mcp::render::render_grep;
 use crate::surface::mcp::tools::{
     self, Format, GetParams, GrepParams, LinesParams, QueryParams, RefParams, ScopeParam,
     SearchParams, SliceParams, ToolName, ToolSet,
 };
-
-/// Most context lines a grep answer carries around each match.
-const MAX_GREP_WINDOW: usize = 20;
 
 /// What the local tools work on.
 #[derive(Debug, Clone)]
@@ -159,19 +157,14 @@ fn run(tool: ToolName, args: &Value, cx: &LocalContext) -> Result<Vec<Value>, St
         ToolName::Grep => {
             let p: GrepParams = parse(tool, args)?;
             let opened = open(cx, &p.opaque_reference)?;
-            let mut options = p.options();
-            // More context than this is a read, not a grep; the cap would cut it.
-            options.window = options.window.min(MAX_GREP_WINDOW);
-            let r =
-                resolve::grep(&opened.value, &p.pattern, &options).map_err(|e| e.to_string())?;
-            let mut out = format!("{}\n", r.header(Some(&p.opaque_reference)));
-            for m in &r.matches {
-                out.push_str(&m.render());
-                if out.len() > max_chars {
-                    out.push_str("[cut at the relay's cap; narrow the pattern]\n");
-                    break;
-                }
-            }
+            let r = resolve::grep(&opened.value, &p.pattern, &p.options())
+                .map_err(|e| e.to_string())?;
+            let (out, _) = render_grep(
+                &r,
+                Some(&p.opaque_reference),
+                &p.opaque_reference,
+                max_chars,
+            );
             Ok(vec![text(&out)])
         }
         ToolName::Query => {
