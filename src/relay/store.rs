@@ -313,10 +313,11 @@ fn accessible_row(seg: &Segment, id: &RefId, access: &Access) -> Result<BoxRow> 
     };
     let row = catalog.box_row(id.as_str())?.ok_or_else(unknown)?;
     if row.session != access.session && !access.any_session {
-        return Err(Error::Invalid(format!(
-            "reference `{id}` belongs to another session (`{}`), not `{}`; pass --any-session to read it",
-            row.session, access.session
-        )));
+        return Err(Error::OtherSession {
+            reference: id.to_string(),
+            owner: row.session,
+            session: access.session.clone(),
+        });
     }
     Ok(row)
 }
@@ -356,12 +357,17 @@ pub fn unbox(seg: &Segment, value: &mut serde_json::Value, access: &Access) -> R
             Ok(o) => {
                 resolved.insert(id.as_str().to_string(), o.value);
             }
-            Err(e) => errors.push(e.to_string()),
+            Err(e) => errors.push(e),
         }
     }
+    if errors.len() == 1 {
+        // Kept as it is, so a surface can tell what it is.
+        return Err(errors.remove(0));
+    }
     if !errors.is_empty() {
-        errors.dedup();
-        return Err(Error::Invalid(errors.join("\n")));
+        let mut messages: Vec<String> = errors.iter().map(ToString::to_string).collect();
+        messages.dedup();
+        return Err(Error::Invalid(messages.join("\n")));
     }
     let mut n = 0;
     replace(value, &resolved, &mut n);

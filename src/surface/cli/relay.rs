@@ -19,10 +19,12 @@ use crate::surface::output::{Printer, sanitize};
 #[derive(Debug, Args, Clone)]
 pub struct SessionArgs {
     /// Session of the references (default: $CTX_SESSION, else `default`).
-    #[arg(long, env = "CTX_SESSION", default_value = DEFAULT_SESSION)]
+    // Global, so they may follow `resolve`'s operation too (`ctx resolve
+    // length REF --any-session`), where the error that names them is read.
+    #[arg(long, env = "CTX_SESSION", default_value = DEFAULT_SESSION, global = true)]
     pub session: String,
     /// Also resolve references of other sessions.
-    #[arg(long)]
+    #[arg(long, global = true)]
     pub any_session: bool,
 }
 
@@ -32,6 +34,14 @@ impl SessionArgs {
             session: store::check_session(&self.session)?,
             any_session: self.any_session,
         })
+    }
+}
+
+/// A library error, with the flag that reads another session's reference.
+fn with_session_hint(e: Error) -> anyhow::Error {
+    match e {
+        Error::OtherSession { .. } => anyhow::anyhow!("{e}; pass --any-session to read it"),
+        other => other.into(),
     }
 }
 
@@ -376,7 +386,7 @@ pub(super) fn resolve_cmd(cli: &Cli, p: &Printer, args: &ResolveArgs) -> anyhow:
         ..
     } = &args.op
     {
-        let (row, file) = store::locate(&seg, reference, &access)?;
+        let (row, file) = store::locate(&seg, reference, &access).map_err(with_session_hint)?;
         let request = jq_worker::Request {
             file,
             jq: operand.to_string(),
@@ -404,7 +414,7 @@ pub(super) fn resolve_cmd(cli: &Cli, p: &Printer, args: &ResolveArgs) -> anyhow:
         }
         return Ok(ExitCode::SUCCESS);
     }
-    let opened = store::open(&seg, reference, &access)?;
+    let opened = store::open(&seg, reference, &access).map_err(with_session_hint)?;
     let v = opened.value.as_str();
     match &args.op {
         ResolveCmd::Length { .. } => {
@@ -473,7 +483,7 @@ pub(super) fn unbox_cmd(cli: &Cli, _p: &Printer, args: &UnboxArgs) -> anyhow::Re
             "stdin is not JSON ({e}); `ctx unbox` takes a JSON document"
         ))
     })?;
-    store::unbox(&seg, &mut value, &args.session.access()?)?;
+    store::unbox(&seg, &mut value, &args.session.access()?).map_err(with_session_hint)?;
     let mut out = std::io::stdout().lock();
     serde_json::to_writer(&mut out, &value)?;
     writeln!(out)?;

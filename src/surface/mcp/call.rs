@@ -252,8 +252,8 @@ fn query_request(
     args: JsonObject,
 ) -> Result<jq_worker::Request, String> {
     let p: QueryParams = parse(config, ToolName::Query, args)?;
-    let (row, file) = store::locate(seg, &p.opaque_reference, &config.access())
-        .map_err(|e| for_a_model(e.to_string()))?;
+    let (row, file) =
+        store::locate(seg, &p.opaque_reference, &config.access()).map_err(for_a_model)?;
     let options = p.options();
     Ok(jq_worker::Request {
         file,
@@ -342,16 +342,18 @@ fn settings(seg: &Segment) -> Result<Settings, String> {
 
 /// The stored value behind `reference`, read with this server's session.
 pub fn open(config: &ServeConfig, seg: &Segment, reference: &str) -> Result<Opened, String> {
-    store::open(seg, reference, &config.access()).map_err(|e| for_a_model(e.to_string()))
+    store::open(seg, reference, &config.access()).map_err(for_a_model)
 }
 
-/// A library error as advice a model can follow.
-fn for_a_model(message: String) -> String {
-    // The library's hint names a CLI flag a model cannot pass.
-    message.replace(
-        "pass --any-session to read it",
-        "this server cannot read it: use a reference returned in this session",
-    )
+/// A library error as advice a model can follow (the command line's way to
+/// read another session's reference is a flag a model cannot pass).
+pub(crate) fn for_a_model(e: Error) -> String {
+    match e {
+        Error::OtherSession { .. } => {
+            format!("{e}; this server cannot read it: use a reference returned in this session")
+        }
+        other => other.to_string(),
+    }
 }
 
 fn answer<T: Serialize>(text: String, structured: &T) -> CallToolResult {

@@ -28,6 +28,7 @@ use crate::rerank::Reranker;
 use crate::retrieve::Retriever;
 use crate::segment::Segment;
 use crate::surface::jq_worker;
+use crate::surface::mcp::call::for_a_model;
 use crate::surface::mcp::render::render_grep;
 use crate::surface::mcp::tools::{
     self, Format, GetParams, GrepParams, LinesParams, QueryParams, RefParams, ScopeParam,
@@ -230,7 +231,7 @@ fn query_answer(
 
 /// The boxed value behind `reference`, if this session may read it.
 fn open(cx: &LocalContext, reference: &str) -> Result<Opened, String> {
-    store::open(&cx.seg, reference, &access(cx)).map_err(|e| e.to_string())
+    store::open(&cx.seg, reference, &access(cx)).map_err(for_a_model)
 }
 
 fn access(cx: &LocalContext) -> Access {
