@@ -138,6 +138,17 @@ pub enum Error {
         /// The tantivy error, rendered.
         message: String,
     },
+    /// A relay reference of another session was read by one that may read
+    /// only its own; each surface says how to read it, if it can.
+    #[error("reference `{reference}` belongs to another session (`{owner}`), not `{session}`")]
+    OtherSession {
+        /// The reference, `internal://<id>`.
+        reference: String,
+        /// The session that boxed it.
+        owner: String,
+        /// The reader's session.
+        session: String,
+    },
     /// A request that cannot be served as asked (unknown ID, bad argument…).
     #[error("{0}")]
     Invalid(String),

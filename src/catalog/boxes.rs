@@ -100,6 +100,17 @@ impl Catalog {
         rows.collect::<rusqlite::Result<_>>()
             .map_err(|e| self.err(e))
     }
+
+    /// The files of all boxes (paths relative to `_ctx/relay/`).
+    pub fn box_files(&self) -> Result<std::collections::HashSet<String>> {
+        let mut stmt = self
+            .conn()
+            .prepare("SELECT file FROM boxes")
+            .map_err(|e| self.err(e))?;
+        let rows = stmt.query_map([], |r| r.get(0)).map_err(|e| self.err(e))?;
+        rows.collect::<rusqlite::Result<_>>()
+            .map_err(|e| self.err(e))
+    }
 }
 
 impl Tx<'_> {

@@ -11,6 +11,7 @@
 
 pub mod check;
 pub mod history;
+pub mod nesting;
 pub mod preview;
 pub mod reference;
 pub mod resolve;

@@ -7,6 +7,7 @@
 
 use serde::Serialize;
 
+use super::nesting;
 use super::resolve::{self, Length};
 use crate::tokens;
 
@@ -70,10 +71,12 @@ pub fn media_type(value: &str) -> MediaType {
     let trimmed = value.trim_start_matches(['\u{feff}', ' ', '\t', '\r', '\n']);
     // Only containers count as JSON: a bare `42` or `"ok"` tool output is text to
     // a reader. The first-character check keeps the full parse for likely JSON,
-    // and `IgnoredAny` validates without building a tree.
+    // and `IgnoredAny` validates without building a tree (and without recursing,
+    // so any depth parses). JSON nested past what jq is given reads as text.
     if trimmed.starts_with(['{', '['])
         && serde_json::from_str::<serde::de::IgnoredAny>(value.trim_start_matches('\u{feff}'))
             .is_ok()
+        && !nesting::nests_deeper(trimmed, nesting::MAX_JSON_DEPTH)
     {
         return MediaType::Json;
     }

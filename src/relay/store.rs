@@ -4,6 +4,7 @@
 //! Boxing takes the build lock while it indexes: tantivy allows one writer, and
 //! the lock also serializes concurrent `ctx box` calls, so they never clash.
 
+use std::collections::HashSet;
 use std::path::PathBuf;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
@@ -284,6 +285,22 @@ pub fn open(seg: &Segment, reference: &str, access: &Access) -> Result<Opened> {
 
 /// Reads the value behind a parsed reference.
 pub fn open_id(seg: &Segment, id: &RefId, access: &Access) -> Result<Opened> {
+    let row = accessible_row(seg, id, access)?;
+    let path = file_path(seg, &row)?;
+    let value = std::fs::read_to_string(&path).map_err(|e| Error::io("cannot read", &path, e))?;
+    Ok(Opened { row, value })
+}
+
+/// The row and stored file behind `reference`, after the session check,
+/// for a reader that reads the file itself (a jq query's worker process).
+pub fn locate(seg: &Segment, reference: &str, access: &Access) -> Result<(BoxRow, PathBuf)> {
+    let id = reference::parse_reference(reference).map_err(|e| Error::Invalid(e.to_string()))?;
+    let row = accessible_row(seg, &id, access)?;
+    let path = file_path(seg, &row)?;
+    Ok((row, path))
+}
+
+fn accessible_row(seg: &Segment, id: &RefId, access: &Access) -> Result<BoxRow> {
     let unknown = || {
         Error::Invalid(format!(
             "unknown reference `{id}`: no boxed value with that ID in this segment (it may have been removed by `ctx relay gc`)"
@@ -296,14 +313,13 @@ pub fn open_id(seg: &Segment, id: &RefId, access: &Access) -> Result<Opened> {
     };
     let row = catalog.box_row(id.as_str())?.ok_or_else(unknown)?;
     if row.session != access.session && !access.any_session {
-        return Err(Error::Invalid(format!(
-            "reference `{id}` belongs to another session (`{}`), not `{}`; pass --any-session to read it",
-            row.session, access.session
-        )));
+        return Err(Error::OtherSession {
+            reference: id.to_string(),
+            owner: row.session,
+            session: access.session.clone(),
+        });
     }
-    let path = file_path(seg, &row)?;
-    let value = std::fs::read_to_string(&path).map_err(|e| Error::io("cannot read", &path, e))?;
-    Ok(Opened { row, value })
+    Ok(row)
 }
 
 /// The stored file of a row, refusing anything that would leave `_ctx/relay/`.
@@ -341,12 +357,17 @@ pub fn unbox(seg: &Segment, value: &mut serde_json::Value, access: &Access) -> R
             Ok(o) => {
                 resolved.insert(id.as_str().to_string(), o.value);
             }
-            Err(e) => errors.push(e.to_string()),
+            Err(e) => errors.push(e),
         }
     }
+    if errors.len() == 1 {
+        // Kept as it is, so a surface can tell what it is.
+        return Err(errors.remove(0));
+    }
     if !errors.is_empty() {
-        errors.dedup();
-        return Err(Error::Invalid(errors.join("\n")));
+        let mut messages: Vec<String> = errors.iter().map(ToString::to_string).collect();
+        messages.dedup();
+        return Err(Error::Invalid(messages.join("\n")));
     }
     let mut n = 0;
     replace(value, &resolved, &mut n);
@@ -401,20 +422,47 @@ pub struct GcReport {
     pub removed: usize,
     /// Bytes freed.
     pub bytes: u64,
+    /// Stray files removed: under `_ctx/relay/` but no box's (a `ctx box`
+    /// killed between writing the value and recording it). Their bytes are
+    /// in `bytes`.
+    pub stray_files: usize,
 }
 
+/// A file under `_ctx/relay/` that no box names is removed only when it is
+/// older than this too: `ctx box` writes the value before it records the
+/// row, and a box still being indexed must keep its file.
+pub const STRAY_MIN_AGE: Duration = Duration::from_secs(3600);
+
 /// Removes boxes older than `older_than`: file, catalog rows and index entries
-/// together, under the build lock.
+/// together, under the build lock; then files no box names, older than
+/// `older_than` and [`STRAY_MIN_AGE`].
 pub fn gc(seg: &Segment, older_than: Duration, lock_timeout: Duration) -> Result<GcReport> {
-    if !seg.db_path().exists() {
+    let has_catalog = seg.db_path().exists();
+    if !has_catalog && !seg.relay_dir().is_dir() {
         return Ok(GcReport::default());
     }
     let _lock = FileLock::acquire(&seg.build_lock(), LockKind::Build, lock_timeout)?;
-    let mut catalog = Catalog::open(&seg.db_path())?;
+    let mut report = GcReport::default();
+    let mut named = HashSet::new();
+    if has_catalog {
+        let mut catalog = Catalog::open(&seg.db_path())?;
+        remove_old(seg, &mut catalog, older_than, &mut report)?;
+        named = catalog.box_files()?;
+    }
+    remove_strays(seg, &named, older_than.max(STRAY_MIN_AGE), &mut report);
+    Ok(report)
+}
+
+fn remove_old(
+    seg: &Segment,
+    catalog: &mut Catalog,
+    older_than: Duration,
+    report: &mut GcReport,
+) -> Result<()> {
     let cutoff = now_ns() - older_than.as_nanos().min(i64::MAX as u128) as i64;
     let old = catalog.boxes_before(cutoff)?;
     if old.is_empty() {
-        return Ok(GcReport::default());
+        return Ok(());
     }
     let index = SearchIndex::open_or_create(&seg.index_dir())?;
     let generation = catalog.generation()?;
@@ -424,7 +472,6 @@ pub fn gc(seg: &Segment, older_than: Duration, lock_timeout: Duration) -> Result
     }
     writer.commit(generation)?;
     catalog.transaction(|tx| old.iter().try_for_each(|b| tx.drop_box(&b.id)))?;
-    let mut report = GcReport::default();
     for b in &old {
         if let Ok(path) = file_path(seg, b) {
             let _ = std::fs::remove_file(path);
@@ -432,7 +479,51 @@ pub fn gc(seg: &Segment, older_than: Duration, lock_timeout: Duration) -> Result
         report.removed += 1;
         report.bytes += b.bytes;
     }
-    Ok(report)
+    Ok(())
+}
+
+/// Removes the regular files in `_ctx/relay/<session>/` that `named` (paths
+/// relative to `_ctx/relay/`) lacks and that were last written longer than
+/// `older_than` ago. Best effort: what cannot be read or removed stays for
+/// the next `gc`; symbolic links are not followed or removed.
+fn remove_strays(
+    seg: &Segment,
+    named: &HashSet<String>,
+    older_than: Duration,
+    report: &mut GcReport,
+) {
+    let Some(cutoff) = SystemTime::now().checked_sub(older_than) else {
+        return;
+    };
+    let Ok(sessions) = std::fs::read_dir(seg.relay_dir()) else {
+        return;
+    };
+    for session in sessions.flatten() {
+        if !session.file_type().is_ok_and(|t| t.is_dir()) {
+            continue;
+        }
+        let Ok(files) = std::fs::read_dir(session.path()) else {
+            continue;
+        };
+        for file in files.flatten() {
+            let relative = format!(
+                "{}/{}",
+                session.file_name().to_string_lossy(),
+                file.file_name().to_string_lossy()
+            );
+            let Ok(meta) = file.metadata() else {
+                continue;
+            };
+            let old = meta.modified().is_ok_and(|written| written < cutoff);
+            if !meta.is_file() || !old || named.contains(&relative) {
+                continue;
+            }
+            if std::fs::remove_file(file.path()).is_ok() {
+                report.stray_files += 1;
+                report.bytes += meta.len();
+            }
+        }
+    }
 }
 
 /// The short text an agent gets instead of the value.

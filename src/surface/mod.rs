@@ -2,6 +2,7 @@
 
 pub mod autopilot;
 pub mod cli;
+pub mod jq_worker;
 pub mod mcp;
 pub mod output;
 pub mod proxy;

@@ -7,6 +7,7 @@ mod boxed_reads;
 mod code;
 mod harness;
 mod inspector;
+mod queries;
 
 use std::io::{BufRead, BufReader};
 use std::time::{Duration, Instant};
@@ -205,6 +206,11 @@ fn errors_are_results_the_model_can_act_on() {
         assert_tool_error(&steps[2], "unknown reference `internal://zzzzzzzzzzzzzzzz`");
         assert_tool_error(&steps[3], "belongs to another session");
         assert_tool_error(&steps[3], "use a reference returned in this session");
+        assert!(
+            !text(&steps[3], 0).contains("--any-session"),
+            "{}",
+            steps[3]
+        );
         assert_tool_error(&steps[4], "invalid regex `(unclosed`");
         assert_tool_error(&steps[5], "value is not JSON");
         assert_tool_error(&steps[6], "missing field `query`");

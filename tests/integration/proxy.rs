@@ -2,7 +2,8 @@
 //! stub server (`fixtures/mcp/stub_server.py`) for exact-wire and failure cases;
 //! `proxy/real.rs` drives the real npm/PyPI servers and clients.
 
-mod driver;
+pub(crate) mod driver;
+mod limits;
 mod real;
 
 use std::time::{Duration, Instant};

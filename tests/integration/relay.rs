@@ -4,6 +4,9 @@ use predicates::prelude::*;
 
 use super::util::{Env, boxed, ctx, refused, spawn_with_input};
 
+mod gc;
+mod grep;
+mod limits;
 mod search;
 mod shape;
 
@@ -266,6 +269,24 @@ fn forged_and_foreign_references() {
     ])
     .assert()
     .success();
+    // The flags may follow the operation, where the error's advice is read.
+    env.ctx(&[
+        "resolve",
+        "length",
+        &r,
+        "--session",
+        "other",
+        "--any-session",
+    ])
+    .assert()
+    .success();
+    env.ctx(&["unbox", "--session", "other"])
+        .write_stdin(serde_json::json!({ "a": r }).to_string())
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "belongs to another session (`default`), not `other`; pass --any-session to read it",
+        ));
     ctx()
         .arg("-s")
         .arg(env.path())

@@ -27,6 +27,7 @@ pub fn chunk_json(doc: &str, text: &str, title_root: &[String], opts: &ChunkOpti
         value_start,
         title_root,
         max,
+        0,
         &mut pieces,
     );
     Chunked {
@@ -45,14 +46,23 @@ struct Member {
     label: String,
 }
 
+/// Containers split into their members this many levels down at most; a
+/// member deeper than that is split as text. Validation takes any depth (it
+/// does not recurse), so without a bound `[[[…]]]` twenty thousand levels deep
+/// recursed once per level here and overflowed the stack of `ctx box`, each
+/// level rescanning the rest of the value.
+const MAX_SPLIT_DEPTH: usize = 64;
+
 /// Splits `region` (one value at `value_start`, plus the bytes around it that this
-/// piece owns, like a key or a trailing comma) into pieces of at most `max` tokens.
+/// piece owns, like a key or a trailing comma) into pieces of at most `max` tokens;
+/// `depth` counts the containers it lies in.
 fn split_json(
     text: &str,
     region: (usize, usize),
     value_start: usize,
     title: &[String],
     max: usize,
+    depth: usize,
     out: &mut Vec<Piece>,
 ) {
     let (start, end) = region;
@@ -70,7 +80,7 @@ fn split_json(
     }
     let opener = text.as_bytes().get(value_start).copied();
     let members = match opener {
-        Some(b'{' | b'[') => members(text, value_start),
+        Some(b'{' | b'[') if depth < MAX_SPLIT_DEPTH => members(text, value_start),
         _ => Vec::new(),
     };
     if members.is_empty() {
@@ -127,6 +137,7 @@ fn split_json(
                 member.value,
                 &inner,
                 max,
+                depth + 1,
                 out,
             );
             continue;

@@ -190,6 +190,19 @@ fn json_huge_scalar_and_deep_nesting_fall_back_to_text_parts() {
     assert_eq!(blob[0].part, Some([1, blob.len()]));
 }
 
+/// Nesting far past the split depth (valid JSON, which validation takes at
+/// any depth) is split as text below it: no stack overflow, chunks still tile.
+#[test]
+fn json_nested_a_hundred_thousand_levels_deep_is_chunked() {
+    for depth in [10_000, 100_000] {
+        let text = "[".repeat(depth) + &"]".repeat(depth);
+        let chunked = chunk_json("deep.json", &text, &root(), &opts(100));
+        check(&chunked, &text, 100, ChunkKind::Json);
+        let deepest = chunked.chunks.iter().map(|c| c.title_path.len()).max();
+        assert!(deepest <= Some(66), "title paths {deepest:?} deep");
+    }
+}
+
 #[test]
 fn json_not_json_is_text_with_a_note() {
     let text = "{\"a\": 1,\n oops}\nmore text\n";

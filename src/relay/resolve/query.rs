@@ -6,10 +6,10 @@
 use std::fmt::Write as _;
 use std::time::{Duration, Instant};
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use super::ResolveError;
-use crate::relay::preview;
+use crate::relay::{nesting, preview};
 /// Options for [`query`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct QueryOptions {
@@ -35,7 +35,7 @@ impl Default for QueryOptions {
 }
 
 /// Outputs of a jq query.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct QueryResult {
     /// One string per jq output.
     pub outputs: Vec<String>,
@@ -82,8 +82,18 @@ pub fn query(value: &str, jq: &str, opts: &QueryOptions) -> Result<QueryResult, 
         .compile(modules)
         .map_err(|errors| invalid(compile_errors(errors)))?;
 
+    // jaq's reader, evaluator, printer and the drop of its tree all recurse
+    // once per level: a deeper value would overflow the stack.
+    if nesting::nests_deeper(value, nesting::MAX_JSON_DEPTH) {
+        return Err(ResolveError::NestedTooDeep {
+            limit: nesting::MAX_JSON_DEPTH,
+        });
+    }
+    // Detection skips a byte order mark (`media_type`), so jq does too: the
+    // preview of such a value suggested queries that then failed at byte 0.
+    let json = value.strip_prefix('\u{feff}').unwrap_or(value);
     let input =
-        jaq_json::read::parse_single(value.as_bytes()).map_err(|e| ResolveError::NotJson {
+        jaq_json::read::parse_single(json.as_bytes()).map_err(|e| ResolveError::NotJson {
             media: preview::media_type(value).mime(),
             detail: format!("JSON parse failed at {e}"),
         })?;

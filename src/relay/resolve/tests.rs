@@ -191,11 +191,50 @@ fn grep_caps_results_and_counts_lines_once() {
         [0, 2, 3]
     );
     assert_eq!(r.matches[0].before, Vec::<String>::new());
-    // Windows overlap and repeat: line 2 (`x`) is context of line 3 and a match.
-    assert_eq!(r.matches[2].before, ["x"]);
+    // Windows are merged as `grep -C` merges them: line 1 (`y`) is shown
+    // once, after line 0; line 2 (`x`) is a match, not line 3's context.
+    let shown: Vec<(&[String], &[String])> = r
+        .matches
+        .iter()
+        .map(|m| (m.before.as_slice(), m.after.as_slice()))
+        .collect();
+    let (none, y) = (&[][..], &["y".to_string()][..]);
+    assert_eq!(shown, [(none, y), (none, none), (none, y)]);
+    assert_eq!(
+        r.render(usize::MAX).text,
+        "0: x x x\n1- y\n2: x\n3: x x x\n4- y\n"
+    );
     let r = grep(&v, "^y$", &GrepOptions::default()).expect("valid regex");
     assert_eq!(r.total_matches, 100);
     assert_eq!(r.matches[1].line_no, 4);
+}
+
+/// Groups that do not touch are separated by `--`; the text stops before
+/// the match that would pass the cap, and says how many matches it holds.
+#[test]
+fn grep_renders_groups_within_a_cap() {
+    let v: String = (0..100).map(|i| format!("{i}\n")).collect();
+    let r = grep(
+        &v,
+        "^(10|12|50|90)$",
+        &GrepOptions {
+            window: 1,
+            ..GrepOptions::default()
+        },
+    )
+    .expect("valid regex");
+    let all = r.render(usize::MAX);
+    assert_eq!(
+        all.text,
+        "9- 9\n10: 10\n11- 11\n12: 12\n13- 13\n--\n49- 49\n50: 50\n51- 51\n--\n89- 89\n90: 90\n91- 91\n"
+    );
+    assert_eq!(all.shown, 4);
+    let cut = r.render(30);
+    assert_eq!(
+        (cut.text.as_str(), cut.shown),
+        ("9- 9\n10: 10\n11- 11\n", 1)
+    );
+    assert_eq!(r.render(0).shown, 1, "the first match is always shown");
 }
 
 #[test]
@@ -334,6 +373,31 @@ fn query_time_limit() {
         "{err}"
     );
     assert!(err.to_string().contains("limit(10; ...)"), "{err}");
+}
+
+/// Nesting past the limit is refused before jaq reads it (its reader, and
+/// everything after, recurse per level); up to the limit it runs.
+#[test]
+fn query_refuses_json_nested_past_the_limit() {
+    let opts = QueryOptions::default();
+    let nested = |depth: usize| "[".repeat(depth) + &"]".repeat(depth);
+    let at_limit = nested(crate::relay::nesting::MAX_JSON_DEPTH);
+    let r = query(&at_limit, "[paths] | length", &opts).expect("at the limit");
+    assert_eq!(r.outputs, ["999"]);
+    for depth in [10_000, 1_000_000] {
+        let err = query(&nested(depth), ".", &opts).expect_err("too deep");
+        assert_eq!(
+            err.to_string(),
+            "value nests arrays or objects more than 1000 levels deep, too deep for a jq query; use grep, lines or slice instead"
+        );
+    }
+}
+
+/// A byte order mark before the JSON is skipped, as media detection skips it.
+#[test]
+fn query_skips_a_byte_order_mark() {
+    let r = query("\u{feff}{\"k\":[1,2]}", "keys", &QueryOptions::default()).expect("runs");
+    assert_eq!(r.outputs, ["[\n  \"k\"\n]"]);
 }
 
 #[test]

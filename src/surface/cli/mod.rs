@@ -102,6 +102,12 @@ pub enum Command {
 /// the exit to release (see `leave_to_exit`), so a caller that goes on leaks it.
 pub fn run(args: impl IntoIterator<Item = OsString>) -> ExitCode {
     let args: Vec<OsString> = args.into_iter().collect();
+    if args
+        .get(1)
+        .is_some_and(|a| a == super::jq_worker::WORKER_ARG)
+    {
+        return super::jq_worker::worker_main();
+    }
     let parsed = Cli::try_parse_from(&args).or_else(|e| match reference_first(&args) {
         Some(Ok(swapped)) => Cli::try_parse_from(swapped),
         Some(Err(message)) => Err(clap::Error::raw(

@@ -11,17 +11,20 @@ use crate::error::Error;
 use crate::relay::preview;
 use crate::relay::resolve::{self, GrepOptions};
 use crate::relay::store::{self, Access, BoxOptions, Boxed, DEFAULT_SESSION, Threshold};
-use crate::surface::mcp::tools::{DEFAULT_WINDOW, GrepParams, QueryParams};
+use crate::surface::jq_worker;
+use crate::surface::mcp::tools::DEFAULT_WINDOW;
 use crate::surface::output::{Printer, sanitize};
 
 /// Session options shared by the relay commands.
 #[derive(Debug, Args, Clone)]
 pub struct SessionArgs {
     /// Session of the references (default: $CTX_SESSION, else `default`).
-    #[arg(long, env = "CTX_SESSION", default_value = DEFAULT_SESSION)]
+    // Global, so they may follow `resolve`'s operation too (`ctx resolve
+    // length REF --any-session`), where the error that names them is read.
+    #[arg(long, env = "CTX_SESSION", default_value = DEFAULT_SESSION, global = true)]
     pub session: String,
     /// Also resolve references of other sessions.
-    #[arg(long)]
+    #[arg(long, global = true)]
     pub any_session: bool,
 }
 
@@ -31,6 +34,14 @@ impl SessionArgs {
             session: store::check_session(&self.session)?,
             any_session: self.any_session,
         })
+    }
+}
+
+/// A library error, with the flag that reads another session's reference.
+fn with_session_hint(e: Error) -> anyhow::Error {
+    match e {
+        Error::OtherSession { .. } => anyhow::anyhow!("{e}; pass --any-session to read it"),
+        other => other.into(),
     }
 }
 
@@ -230,26 +241,35 @@ pub struct ProxyArgs {
     pub rerank: super::search::RerankArgs,
 }
 
-/// Parses `7d`, `12h`, `30m`, `45s` (or a plain number of seconds).
+/// Parses `7d`, `12h`, `30m`, `45s`, `2w`. A bare number is refused: `7`
+/// read as seconds made `gc --older-than 7` delete everything but the last
+/// seven seconds' boxes, where days were meant.
 pub fn parse_duration(s: &str) -> Result<Duration, String> {
     let s = s.trim();
     let (num, unit) = s.split_at(s.find(|c: char| !c.is_ascii_digit()).unwrap_or(s.len()));
     let n: u64 = num
         .parse()
         .map_err(|_| format!("`{s}` is not a duration; use e.g. 7d, 12h, 30m or 45s"))?;
-    let secs = match unit {
-        "" | "s" => n,
-        "m" => n * 60,
-        "h" => n * 3600,
-        "d" => n * 86_400,
-        "w" => n * 604_800,
+    let seconds = match unit {
+        "s" => 1,
+        "m" => 60,
+        "h" => 3600,
+        "d" => 86_400,
+        "w" => 604_800,
+        "" => {
+            return Err(format!(
+                "`{s}` has no unit; give the age with one of s, m, h, d, w (e.g. `{s}d` for {s} days)"
+            ));
+        }
         _ => {
             return Err(format!(
                 "unknown unit `{unit}` in `{s}`; use s, m, h, d or w"
             ));
         }
     };
-    Ok(Duration::from_secs(secs))
+    n.checked_mul(seconds)
+        .map(Duration::from_secs)
+        .ok_or_else(|| format!("`{s}` is too long a duration"))
 }
 
 fn read_stdin() -> anyhow::Result<String> {
@@ -358,7 +378,43 @@ pub(super) fn resolve_cmd(cli: &Cli, p: &Printer, args: &ResolveArgs) -> anyhow:
             ..
         } => in_order(reference, operand),
     };
-    let opened = store::open(&seg, reference, &access)?;
+    if let ResolveCmd::Query {
+        compact,
+        raw,
+        max_output_chars,
+        timeout,
+        ..
+    } = &args.op
+    {
+        let (row, file) = store::locate(&seg, reference, &access).map_err(with_session_hint)?;
+        let request = jq_worker::Request {
+            file,
+            jq: operand.to_string(),
+            compact: *compact,
+            raw: *raw,
+            max_output_chars: *max_output_chars,
+            timeout: Duration::from_secs(*timeout),
+            memory_bytes: jq_worker::memory_limit(row.bytes),
+        };
+        let r = jq_worker::run_blocking(&request)?;
+        if p.json {
+            p.json(&r);
+        } else {
+            for o in &r.outputs {
+                p.text(&format!("{}\n", sanitize(o)));
+            }
+            if r.truncated {
+                p.note(&format!(
+                    "output cut at {max_output_chars} characters; narrow the query"
+                ));
+            }
+            if let Some(note) = &r.note {
+                p.note(&sanitize(note));
+            }
+        }
+        return Ok(ExitCode::SUCCESS);
+    }
+    let opened = store::open(&seg, reference, &access).map_err(with_session_hint)?;
     let v = opened.value.as_str();
     match &args.op {
         ResolveCmd::Length { .. } => {
@@ -380,61 +436,26 @@ pub(super) fn resolve_cmd(cli: &Cli, p: &Printer, args: &ResolveArgs) -> anyhow:
             max_results,
             ..
         } => {
-            let pattern = operand;
-            let params = GrepParams {
-                opaque_reference: reference.to_string(),
-                pattern: pattern.to_string(),
-                window: Some(*window),
-            };
             let options = GrepOptions {
+                window: *window,
                 ignore_case: *ignore_case,
                 max_results: *max_results,
-                ..params.options()
+                ..GrepOptions::default()
             };
-            let r = resolve::grep(v, pattern, &options)?;
+            let r = resolve::grep(v, operand, &options)?;
             if p.json {
                 p.json(&r);
             } else {
                 p.text(&format!("{}\n", r.header(None)));
-                for m in &r.matches {
-                    p.text(&sanitize(&m.render()));
-                }
+                p.text(&sanitize(&r.render(usize::MAX).text));
+            }
+            if r.total_matches == 0 {
+                // No match is a negative answer: exit 1, as grep does.
+                return Ok(ExitCode::from(1));
             }
         }
-        ResolveCmd::Query {
-            compact,
-            raw,
-            max_output_chars,
-            timeout,
-            ..
-        } => {
-            let jq = operand;
-            let params = QueryParams {
-                opaque_reference: reference.to_string(),
-                jq: jq.to_string(),
-            };
-            let mut options = params.options();
-            options.compact = *compact;
-            options.raw = *raw;
-            options.max_output_chars = *max_output_chars;
-            options.timeout = Duration::from_secs(*timeout);
-            let r = resolve::query(v, jq, &options)?;
-            if p.json {
-                p.json(&r);
-            } else {
-                for o in &r.outputs {
-                    p.text(&format!("{}\n", sanitize(o)));
-                }
-                if r.truncated {
-                    p.note(&format!(
-                        "output cut at {max_output_chars} characters; narrow the query"
-                    ));
-                }
-                if let Some(note) = &r.note {
-                    p.note(&sanitize(note));
-                }
-            }
-        }
+        // Answered above, by a worker process.
+        ResolveCmd::Query { .. } => {}
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -462,7 +483,7 @@ pub(super) fn unbox_cmd(cli: &Cli, _p: &Printer, args: &UnboxArgs) -> anyhow::Re
             "stdin is not JSON ({e}); `ctx unbox` takes a JSON document"
         ))
     })?;
-    store::unbox(&seg, &mut value, &args.session.access()?)?;
+    store::unbox(&seg, &mut value, &args.session.access()?).map_err(with_session_hint)?;
     let mut out = std::io::stdout().lock();
     serde_json::to_writer(&mut out, &value)?;
     writeln!(out)?;
@@ -549,8 +570,12 @@ fn relay_maintenance(cli: &Cli, p: &Printer, cmd: &RelayCmd) -> anyhow::Result<E
             if p.json {
                 p.json(&r);
             } else {
+                let strays = match r.stray_files {
+                    0 => String::new(),
+                    n => format!(" and {n} stray file(s) no box named"),
+                };
                 p.text(&format!(
-                    "removed {} boxed value(s), {} bytes\n",
+                    "removed {} boxed value(s){strays}, {} bytes\n",
                     r.removed, r.bytes
                 ));
             }

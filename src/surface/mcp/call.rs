@@ -31,6 +31,7 @@ use crate::relay::store::{self, Access, Opened};
 use crate::retrieve::Retriever;
 use crate::retrieve::symbol::SymbolAnswer;
 use crate::segment::Segment;
+use crate::surface::jq_worker;
 
 /// `internal_resource_read` returns at most this many characters: about the
 /// 25,000-token limit Claude Code puts on one MCP result.
@@ -204,28 +205,87 @@ fn run(
         ToolName::Grep => {
             let p: GrepParams = parse(config, tool, args)?;
             let opened = open(config, seg, &p.opaque_reference)?;
-            let r = resolve::grep(&opened.value, &p.pattern, &p.options())
+            let mut r = resolve::grep(&opened.value, &p.pattern, &p.options())
                 .map_err(|e| e.to_string())?;
-            Ok(answer(render_grep(&r), &r))
-        }
-        ToolName::Query => {
-            let p: QueryParams = parse(config, tool, args)?;
-            let opened = open(config, seg, &p.opaque_reference)?;
-            let options = p.options();
-            let r = resolve::query(&opened.value, &p.jq, &options).map_err(|e| e.to_string())?;
-            let mut text = r.outputs.join("\n");
-            if r.truncated {
-                text.push_str(&format!(
-                    "\n[output cut at {} chars; narrow the filter, e.g. `.items[:20]`]",
-                    options.max_output_chars
-                ));
-            }
-            if let Some(note) = &r.note {
-                text.push_str(&format!("\n[{note}]"));
-            }
+            let (text, shown) = render_grep(&r, None, &p.opaque_reference, READ_MAX_CHARS);
+            // The structured copy holds what the text shows, within the cap too.
+            r.matches.truncate(shown);
             Ok(answer(text, &r))
         }
+        ToolName::Query => {
+            let request = query_request(config, seg, args)?;
+            Ok(query_answer(&request, jq_worker::run_blocking(&request)))
+        }
     }
+}
+
+/// Runs `internal_resource_query` with `args`; the worker stops when
+/// `cancelled` completes first (the client cancelled the call).
+pub async fn query(
+    config: Arc<ServeConfig>,
+    mut args: JsonObject,
+    cancelled: impl Future<Output = ()>,
+) -> CallToolResult {
+    let prepared = tokio::task::spawn_blocking(move || {
+        let seg = config.segment_for(args.remove("segment"))?;
+        query_request(&config, &seg, args)
+    })
+    .await
+    .unwrap_or_else(|e| Err(format!("the query failed to start: {e}")));
+    let request = match prepared {
+        Ok(request) => request,
+        Err(message) => return CallToolResult::error(vec![ContentBlock::text(message)]),
+    };
+    tokio::select! {
+        ran = jq_worker::run(&request) => query_answer(&request, ran),
+        () = cancelled => CallToolResult::error(vec![ContentBlock::text(
+            "the call was cancelled; its query was stopped",
+        )]),
+    }
+}
+
+/// The worker's request for a query call: the stored file (after the
+/// session check) and the options.
+fn query_request(
+    config: &ServeConfig,
+    seg: &Segment,
+    args: JsonObject,
+) -> Result<jq_worker::Request, String> {
+    let p: QueryParams = parse(config, ToolName::Query, args)?;
+    let (row, file) =
+        store::locate(seg, &p.opaque_reference, &config.access()).map_err(for_a_model)?;
+    let options = p.options();
+    Ok(jq_worker::Request {
+        file,
+        jq: p.jq,
+        compact: options.compact,
+        raw: options.raw,
+        max_output_chars: options.max_output_chars,
+        timeout: options.timeout,
+        memory_bytes: jq_worker::memory_limit(row.bytes),
+    })
+}
+
+/// A query's outputs as the model reads them, or its error.
+fn query_answer(
+    request: &jq_worker::Request,
+    ran: Result<resolve::QueryResult, jq_worker::RunError>,
+) -> CallToolResult {
+    let r = match ran {
+        Ok(r) => r,
+        Err(e) => return CallToolResult::error(vec![ContentBlock::text(e.to_string())]),
+    };
+    let mut text = r.outputs.join("\n");
+    if r.truncated {
+        text.push_str(&format!(
+            "\n[output cut at {} chars; narrow the filter, e.g. `.items[:20]`]",
+            request.max_output_chars
+        ));
+    }
+    if let Some(note) = &r.note {
+        text.push_str(&format!("\n[{note}]"));
+    }
+    answer(text, &r)
 }
 
 /// Parses `args` into `T`, or a repair message naming the expected arguments.
@@ -282,13 +342,18 @@ fn settings(seg: &Segment) -> Result<Settings, String> {
 
 /// The stored value behind `reference`, read with this server's session.
 pub fn open(config: &ServeConfig, seg: &Segment, reference: &str) -> Result<Opened, String> {
-    store::open(seg, reference, &config.access()).map_err(|e| {
-        // The library's hint names a CLI flag a model cannot pass.
-        e.to_string().replace(
-            "pass --any-session to read it",
-            "this server cannot read it: use a reference returned in this session",
-        )
-    })
+    store::open(seg, reference, &config.access()).map_err(for_a_model)
+}
+
+/// A library error as advice a model can follow (the command line's way to
+/// read another session's reference is a flag a model cannot pass).
+pub(crate) fn for_a_model(e: Error) -> String {
+    match e {
+        Error::OtherSession { .. } => {
+            format!("{e}; this server cannot read it: use a reference returned in this session")
+        }
+        other => other.to_string(),
+    }
 }
 
 fn answer<T: Serialize>(text: String, structured: &T) -> CallToolResult {

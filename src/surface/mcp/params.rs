@@ -278,12 +278,17 @@ pub struct GrepParams {
     pub window: Option<usize>,
 }
 
+/// Most context lines a tool's grep answer carries around each match: more
+/// is a read, not a grep, and the answer's size cap would cut it.
+pub const MAX_GREP_WINDOW: usize = 20;
+
 impl GrepParams {
-    /// The library options of this grep (`ctx resolve grep` adds `-i` and
-    /// `--max-results`).
+    /// The library options of this grep, its window at most
+    /// [`MAX_GREP_WINDOW`] (`ctx resolve grep` takes any `-C`, and adds `-i`
+    /// and `--max-results`).
     pub fn options(&self) -> GrepOptions {
         GrepOptions {
-            window: self.window.unwrap_or(DEFAULT_WINDOW),
+            window: self.window.unwrap_or(DEFAULT_WINDOW).min(MAX_GREP_WINDOW),
             ..GrepOptions::default()
         }
     }

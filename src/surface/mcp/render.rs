@@ -315,12 +315,29 @@ pub(super) fn render_evidence(ev: &Evidence) -> String {
     out.trim_end().to_string()
 }
 
-pub(super) fn render_grep(r: &resolve::GrepResult) -> String {
-    let mut out = format!("{}\n", r.header(None));
-    for m in &r.matches {
-        out.push_str(&m.render());
+/// A grep answer within `max_chars`: the header, the matches, and when the
+/// cap cut them, what was left out and the call that reads on from there;
+/// with how many matches it shows.
+pub fn render_grep(
+    r: &resolve::GrepResult,
+    what: Option<&str>,
+    reference: &str,
+    max_chars: usize,
+) -> (String, usize) {
+    let header = r.header(what);
+    // The header and the note (under 400 chars) come on top of the matches.
+    let shown = r.render(max_chars.saturating_sub(header.len() + 400));
+    let mut out = format!("{header}\n{}", shown.text);
+    if let Some(next) = r.matches.get(shown.shown) {
+        let start = next.line_no.saturating_sub(next.before.len());
+        out.push_str(&format!(
+            "[cut at {max_chars} chars: {} of the {} matches collected are shown; the next is line {}. Read on with internal_resource_read_lines {{\"opaque_reference\":\"{reference}\",\"start_line\":{start},\"line_count\":100}}, or narrow the pattern or the window]",
+            shown.shown,
+            r.matches.len(),
+            next.line_no
+        ));
     }
-    out.trim_end().to_string()
+    (out.trim_end().to_string(), shown.shown)
 }
 
 #[cfg(test)]

@@ -92,7 +92,7 @@ impl ServerHandler for CtxServer {
     async fn call_tool(
         &self,
         request: CallToolRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, McpError> {
         // An unknown tool is a protocol error (MCP spec, tools: "Unknown tools"),
         // unlike bad arguments, which the model should see and fix.
@@ -110,9 +110,15 @@ impl ServerHandler for CtxServer {
         let args = request.arguments.unwrap_or_default();
         let config = Arc::clone(&self.config);
         let started = Instant::now();
-        let (result, reuse) = tokio::task::spawn_blocking(move || call::call(&config, tool, args))
-            .await
-            .map_err(|e| McpError::internal_error(format!("tool call failed: {e}"), None))?;
+        let (result, reuse) = if tool == ToolName::Query {
+            // A query runs in a worker process that a cancellation kills.
+            let cancelled = context.ct.cancelled_owned();
+            (call::query(config, args, cancelled).await, None)
+        } else {
+            tokio::task::spawn_blocking(move || call::call(&config, tool, args))
+                .await
+                .map_err(|e| McpError::internal_error(format!("tool call failed: {e}"), None))?
+        };
         self.log(
             2,
             &format!(

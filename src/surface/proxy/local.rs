@@ -22,18 +22,18 @@ use crate::config::Settings;
 use crate::error::Error;
 use crate::pipeline::{self, BuildOptions};
 use crate::relay::preview;
-use crate::relay::resolve::{self, QueryOptions};
+use crate::relay::resolve;
 use crate::relay::store::{self, Access, Opened};
 use crate::rerank::Reranker;
 use crate::retrieve::Retriever;
 use crate::segment::Segment;
+use crate::surface::jq_worker;
+use crate::surface::mcp::call::for_a_model;
+use crate::surface::mcp::render::render_grep;
 use crate::surface::mcp::tools::{
     self, Format, GetParams, GrepParams, LinesParams, QueryParams, RefParams, ScopeParam,
     SearchParams, SliceParams, ToolName, ToolSet,
 };
-
-/// Most context lines a grep answer carries around each match.
-const MAX_GREP_WINDOW: usize = 20;
 
 /// What the local tools work on.
 #[derive(Debug, Clone)]
@@ -158,39 +158,19 @@ fn run(tool: ToolName, args: &Value, cx: &LocalContext) -> Result<Vec<Value>, St
         ToolName::Grep => {
             let p: GrepParams = parse(tool, args)?;
             let opened = open(cx, &p.opaque_reference)?;
-            let mut options = p.options();
-            // More context than this is a read, not a grep; the cap would cut it.
-            options.window = options.window.min(MAX_GREP_WINDOW);
-            let r =
-                resolve::grep(&opened.value, &p.pattern, &options).map_err(|e| e.to_string())?;
-            let mut out = format!("{}\n", r.header(Some(&p.opaque_reference)));
-            for m in &r.matches {
-                out.push_str(&m.render());
-                if out.len() > max_chars {
-                    out.push_str("[cut at the relay's cap; narrow the pattern]\n");
-                    break;
-                }
-            }
+            let r = resolve::grep(&opened.value, &p.pattern, &p.options())
+                .map_err(|e| e.to_string())?;
+            let (out, _) = render_grep(
+                &r,
+                Some(&p.opaque_reference),
+                &p.opaque_reference,
+                max_chars,
+            );
             Ok(vec![text(&out)])
         }
         ToolName::Query => {
-            let p: QueryParams = parse(tool, args)?;
-            let opened = open(cx, &p.opaque_reference)?;
-            let defaults = p.options();
-            let options = QueryOptions {
-                max_output_chars: max_chars.min(defaults.max_output_chars),
-                timeout: Duration::from_secs(10),
-                ..defaults
-            };
-            let r = resolve::query(&opened.value, &p.jq, &options).map_err(|e| e.to_string())?;
-            let mut out = r.outputs.join("\n");
-            if r.truncated {
-                out.push_str("\n[output cut at the relay's cap; narrow the query]");
-            }
-            if let Some(note) = &r.note {
-                out.push_str(&format!("\n[{note}]"));
-            }
-            Ok(vec![text(&out)])
+            let request = query_request(args, cx)?;
+            query_answer(jq_worker::run_blocking(&request))
         }
         ToolName::Evidence | ToolName::Symbol | ToolName::Refs => {
             Err(format!("`{}` is not a ctx relay tool", tool.as_str()))
@@ -198,13 +178,67 @@ fn run(tool: ToolName, args: &Value, cx: &LocalContext) -> Result<Vec<Value>, St
     }
 }
 
+/// Runs the added `internal_resource_query` with `args` in a worker process,
+/// which is killed when `stopped` completes first (the client cancelled).
+pub async fn query(args: Value, cx: LocalContext, stopped: impl Future<Output = ()>) -> Value {
+    let prepared = tokio::task::spawn_blocking(move || query_request(&args, &cx))
+        .await
+        .unwrap_or_else(|e| Err(format!("the query failed to start: {e}")));
+    let ran = match prepared {
+        Ok(request) => tokio::select! {
+            ran = jq_worker::run(&request) => query_answer(ran),
+            () = stopped => Err("the call was cancelled; its query was stopped".to_string()),
+        },
+        Err(message) => Err(message),
+    };
+    match ran {
+        Ok(blocks) => json!({"content": blocks, "isError": false}),
+        Err(message) => error_result(&message),
+    }
+}
+
+/// The worker's request for a query call, its output capped at the relay's cap.
+fn query_request(args: &Value, cx: &LocalContext) -> Result<jq_worker::Request, String> {
+    let p: QueryParams = parse(ToolName::Query, args)?;
+    let (row, file) =
+        store::locate(&cx.seg, &p.opaque_reference, &access(cx)).map_err(|e| e.to_string())?;
+    let defaults = p.options();
+    Ok(jq_worker::Request {
+        file,
+        jq: p.jq,
+        compact: defaults.compact,
+        raw: defaults.raw,
+        max_output_chars: cap_chars(cx.max_tokens).min(defaults.max_output_chars),
+        timeout: defaults.timeout,
+        memory_bytes: jq_worker::memory_limit(row.bytes),
+    })
+}
+
+/// A query's outputs as one text block.
+fn query_answer(
+    ran: Result<resolve::QueryResult, jq_worker::RunError>,
+) -> Result<Vec<Value>, String> {
+    let r = ran.map_err(|e| e.to_string())?;
+    let mut out = r.outputs.join("\n");
+    if r.truncated {
+        out.push_str("\n[output cut at the relay's cap; narrow the query]");
+    }
+    if let Some(note) = &r.note {
+        out.push_str(&format!("\n[{note}]"));
+    }
+    Ok(vec![text(&out)])
+}
+
 /// The boxed value behind `reference`, if this session may read it.
 fn open(cx: &LocalContext, reference: &str) -> Result<Opened, String> {
-    let access = Access {
+    store::open(&cx.seg, reference, &access(cx)).map_err(for_a_model)
+}
+
+fn access(cx: &LocalContext) -> Access {
+    Access {
         session: cx.session.clone(),
         any_session: false,
-    };
-    store::open(&cx.seg, reference, &access).map_err(|e| e.to_string())
+    }
 }
 
 /// The relay's cap of `max_tokens` tokens, in characters.

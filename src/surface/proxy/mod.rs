@@ -24,6 +24,7 @@
 
 mod boxing;
 pub mod local;
+mod local_calls;
 mod responses;
 mod rewrite;
 pub mod schema_check;
@@ -107,6 +108,17 @@ pub(crate) enum Event {
         result: Value,
         /// References made, when the result was boxed.
         references: Option<Vec<String>>,
+    },
+    /// The answer to a call of an added tool.
+    LocalAnswer {
+        /// Id key of the call.
+        key: String,
+        /// The client's id.
+        id: Value,
+        /// Tool name, as the client called it.
+        tool: String,
+        /// The `CallToolResult`.
+        result: Value,
     },
     /// A large result that needed no boxing after all: its original bytes.
     Passed {
@@ -280,6 +292,12 @@ async fn serve(opts: ProxyOptions) -> anyhow::Result<ExitCode> {
                 result,
                 references,
             } => router.on_answer(id, tool, result, references),
+            Event::LocalAnswer {
+                key,
+                id,
+                tool,
+                result,
+            } => router.on_local_answer(key, id, tool, result),
             Event::Passed {
                 id,
                 tool,

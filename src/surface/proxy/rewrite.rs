@@ -39,6 +39,7 @@ use tokio::task::AbortHandle;
 
 use super::boxing::BoxConfig;
 use super::local::{self, LocalContext};
+use super::local_calls::LocalCall;
 use super::schema_check::{self, Checker};
 use super::unbox;
 use super::{Event, Prepared};
@@ -114,6 +115,8 @@ pub struct Router {
     pub(super) local_names: HashMap<String, &'static str>,
     /// Compiled schemas of the added tools.
     pub(super) local_checkers: HashMap<&'static str, Arc<Checker>>,
+    /// Calls of the added tools being answered, by id key.
+    pub(super) local_calls: HashMap<String, LocalCall>,
     /// Blocking tasks whose answer has not come back yet.
     pub in_flight: usize,
     /// The `--record` file.
@@ -166,6 +169,7 @@ impl Router {
             events,
             pending: HashMap::new(),
             preparing: HashMap::new(),
+            local_calls: HashMap::new(),
             timed_out: HashSet::new(),
             tools: HashMap::new(),
             listing: HashSet::new(),
@@ -270,6 +274,9 @@ impl Router {
         if let Some(cancelled) = self.preparing.get_mut(&key) {
             // The child never saw the request; it is dropped once prepared.
             *cancelled = true;
+            return;
+        }
+        if self.cancel_local(&key) {
             return;
         }
         if let Some(p) = self.pending.get_mut(&key)
@@ -431,38 +438,6 @@ impl Router {
         }
         self.record(entry);
         self.send_client(response(id, result));
-    }
-
-    fn call_local(
-        &mut self,
-        id: Value,
-        canonical: &'static str,
-        name: String,
-        args: Value,
-        modern: bool,
-    ) {
-        if let Some(checker) = self.local_checkers.get(canonical) {
-            let check = match &args {
-                Value::Object(_) => checker.check(&name, &args),
-                other => Err(checker.not_an_object(&name, other)),
-            };
-            if let Err(message) = check {
-                return self.reject(id, &name, modern, &message);
-            }
-        }
-        self.in_flight += 1;
-        let shared = self.shared.clone();
-        let events = self.events.clone();
-        tokio::task::spawn_blocking(move || {
-            let result = local::call_local(canonical, &args, &shared.local)
-                .unwrap_or_else(|| local::error_result("unknown ctx relay tool"));
-            let _ = events.send(Event::Answer {
-                id,
-                tool: name,
-                result: with_era(result, modern),
-                references: None,
-            });
-        });
     }
 
     /// An answer computed off the router (added tool, boxed result).

@@ -53,12 +53,26 @@ impl Relay {
             .arg("relay")
             .args(opts)
             .arg("--")
-            .args(server)
-            .env_remove("CTX_ROOT")
-            .env_remove("CTX_RERANK_MODEL");
+            .args(server);
         for (k, v) in vars {
             cmd.env(k, v);
         }
+        Relay::spawn(cmd)
+    }
+
+    /// Starts `ctx -s <env> mcp --no-build <opts>`, to drive `ctx mcp` on the wire.
+    pub fn mcp(env: &Env, opts: &[&str]) -> Relay {
+        let mut cmd = Command::new(ctx_bin());
+        cmd.arg("-s")
+            .arg(env.path())
+            .args(["mcp", "--no-build"])
+            .args(opts);
+        Relay::spawn(cmd)
+    }
+
+    /// Starts `cmd` (a `ctx` command line) with its stdio piped to the driver.
+    fn spawn(mut cmd: Command) -> Relay {
+        cmd.env_remove("CTX_ROOT").env_remove("CTX_RERANK_MODEL");
         let mut child = spawn_piped(&mut cmd);
         let stdout = child.stdout.take().expect("stdout");
         let (tx, lines) = channel();
@@ -215,6 +229,41 @@ impl Drop for Relay {
     fn drop(&mut self) {
         let _ = self.child.kill();
         let _ = self.child.wait();
+    }
+}
+
+/// The query workers (`ctx __jq-worker`) whose parent is `pid`.
+pub fn query_workers(pid: u32) -> Vec<u32> {
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return Vec::new();
+    };
+    entries
+        .flatten()
+        .filter_map(|e| e.file_name().to_str()?.parse::<u32>().ok())
+        .filter(|child| {
+            let stat = std::fs::read_to_string(format!("/proc/{child}/stat")).unwrap_or_default();
+            // `pid (comm) state ppid …`; comm may hold spaces, so split after `)`.
+            let parent = stat
+                .rsplit_once(')')
+                .and_then(|(_, rest)| rest.split_whitespace().nth(1))
+                .and_then(|p| p.parse::<u32>().ok());
+            let cmdline = std::fs::read(format!("/proc/{child}/cmdline")).unwrap_or_default();
+            parent == Some(pid) && cmdline.windows(11).any(|w| w == b"__jq-worker")
+        })
+        .collect()
+}
+
+/// Waits up to `timeout` for `pid` to have no query workers; true when it has none.
+pub fn no_query_workers(pid: u32, timeout: Duration) -> bool {
+    let deadline = Instant::now() + timeout;
+    loop {
+        if query_workers(pid).is_empty() {
+            return true;
+        }
+        if Instant::now() > deadline {
+            return false;
+        }
+        std::thread::sleep(Duration::from_millis(50));
     }
 }
 
