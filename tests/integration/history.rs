@@ -210,24 +210,11 @@ fn screenshots_stay_images() {
         ]}]}));
     }
     let input = json!({"model": "claude", "messages": messages});
-    env.write("img.json", input.to_string());
-    let out = env
-        .ctx(&["history", "compact", "--keep", "1", "--threshold", "1000"])
-        .pipe_stdin(env.path().join("img.json"))
-        .unwrap()
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let err = String::from_utf8_lossy(&out.stderr);
+    let (out, err) = compact(&env, &input, &["--keep", "1", "--threshold", "1000"]);
     assert!(
         err.contains("3 pairs, 1 kept, 2 summarized, 2 boxed"),
         "{err}"
     );
-    let out: Value = serde_json::from_slice(&out.stdout).unwrap();
     let messages = out["messages"].as_array().unwrap();
     assert_eq!(
         messages.last().unwrap()["content"][0]["content"],
@@ -283,19 +270,7 @@ fn chat_to_anthropic_is_a_valid_request() {
         {"role": "tool", "tool_call_id": "b", "content": "beta"},
         {"role": "user", "content": "thanks"}
     ]);
-    env.write("chat.json", chat.to_string());
-    let out = env
-        .ctx(&["history", "compact", "--keep", "1", "--format", "anthropic"])
-        .pipe_stdin(env.path().join("chat.json"))
-        .unwrap()
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let out: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let (out, _) = compact(&env, &chat, &["--keep", "1", "--format", "anthropic"]);
     assert_eq!(out["system"], "You are terse.");
     let roles: Vec<&str> = out["messages"]
         .as_array()
