@@ -415,8 +415,10 @@ fn line_before(bytes: &[u8], start: usize) -> Option<usize> {
         at - 2
     } else if before.ends_with(b"\\r\\n") {
         at - 4
-    } else if before.ends_with(b"\n") || before.ends_with(b"\\n") {
-        at - if before.ends_with(b"\\n") { 2 } else { 1 }
+    } else if before.ends_with(b"\\n") {
+        at - 2
+    } else if before.ends_with(b"\n") {
+        at - 1
     } else {
         return None;
     };

@@ -242,22 +242,24 @@ fn check_disk(pack: &Pack, disk: &BTreeMap<String, Vec<u8>>, out: &mut Vec<Probl
             continue;
         };
         let body_start = crate::chunk::markdown::front_matter(text).body_start;
+        // Counting lines from the file's start for each chunk is quadratic
+        // on a big file, and autopilot validates every round.
+        let lines = crate::chunk::LineIndex::new(text);
         for c in by_doc.get(f.path.as_str()).into_iter().flatten() {
-            if c.bytes[0] < c.bytes[1]
-                && c.bytes[1] <= text.len()
-                && c.lines != crate::chunk::line_range(text, c.bytes[0], c.bytes[1])
-            {
+            let actual = lines.range(c.bytes[0], c.bytes[1]);
+            if c.bytes[0] < c.bytes[1] && c.bytes[1] <= text.len() && c.lines != actual {
                 out.push(problem(
                     "lines",
                     format!(
-                        "chunk `{}`: lines {}-{} are not the lines of bytes {}..{} of `{}` ({:?})",
+                        "chunk `{}`: lines {}-{} are not the lines of bytes {}..{} of `{}` ({}-{})",
                         c.id,
                         c.lines[0],
                         c.lines[1],
                         c.bytes[0],
                         c.bytes[1],
                         f.path,
-                        crate::chunk::line_range(text, c.bytes[0], c.bytes[1])
+                        actual[0],
+                        actual[1]
                     ),
                 ));
             }

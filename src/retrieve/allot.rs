@@ -35,6 +35,8 @@ pub(super) struct Allotment {
     /// Per chunk: its fixed cost and the most text tokens it can use, or
     /// `None` when it is left out.
     shown: Vec<Option<(usize, usize)>>,
+    /// Every chunk fits whole: each takes its own, with no sharing to work out.
+    whole: bool,
 }
 
 impl Allotment {
@@ -56,15 +58,16 @@ impl Allotment {
                 n.text
             }
         };
+        if needs.iter().map(|n| n.fixed + n.text).sum::<usize>() <= budget {
+            return Allotment {
+                shown: needs.iter().map(|n| Some((n.fixed, n.text))).collect(),
+                whole: true,
+            };
+        }
         // Those holding more of the query's words first; the sort is
         // stable, so among equals the order asked for (or the file's) holds.
         let mut order: Vec<usize> = (0..needs.len()).collect();
         order.sort_by_key(|&i| std::cmp::Reverse(needs[i].matched));
-        if needs.iter().map(|n| n.fixed + n.text).sum::<usize>() <= budget {
-            return Allotment {
-                shown: needs.iter().map(|n| Some((n.fixed, n.text))).collect(),
-            };
-        }
         let mut shown = vec![None; needs.len()];
         let mut spent = 0;
         let mut unmatched = 0;
@@ -87,7 +90,10 @@ impl Allotment {
                 cut.insert(f);
             }
         }
-        Allotment { shown }
+        Allotment {
+            shown,
+            whole: false,
+        }
     }
 
     /// Whether chunk `i` is shown.
@@ -103,6 +109,9 @@ impl Allotment {
         let Some(Some((_, own))) = self.shown.get(i) else {
             return 0;
         };
+        if self.whole {
+            return *own;
+        }
         let rest: Vec<(usize, usize)> = self.shown[i..].iter().flatten().copied().collect();
         let fixed: usize = rest.iter().map(|(f, _)| f).sum();
         let mut caps: Vec<usize> = rest.iter().map(|(_, c)| *c).collect();

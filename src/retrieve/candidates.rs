@@ -295,12 +295,15 @@ pub(super) fn member_qualified(c: &Chunk, container: &Symbol, m: &DeclaredMember
         .as_deref()
         .and_then(language_by_name)
         .map_or(".", |lang| lang.separator);
-    let parent = match m.kind == container.kind {
-        true => container
+    // A sibling of its own kind (`var b` of `var a, b`) is named beside the
+    // container, a member inside it.
+    let parent = if m.kind == container.kind {
+        container
             .qualified
             .rsplit_once(separator)
-            .map(|(parent, _)| parent),
-        false => Some(container.qualified.as_str()),
+            .map(|(parent, _)| parent)
+    } else {
+        Some(container.qualified.as_str())
     };
     match parent {
         Some(parent) => format!("{parent}{separator}{}", m.name),

@@ -94,12 +94,16 @@ impl Retriever {
                 s.reason()
             ))));
         }
-        // A file read and found blank is counted, yet has no chunk to return.
-        let files = self.catalog.files()?;
-        let Some(file) = files.keys().find(|f| **f == *path || f.ends_with(&tail)) else {
+        // A file read and found blank is counted, yet has no chunk to return;
+        // a name that some file with chunks answers to is not about a blank one.
+        if !self.catalog.docs_named(&path)?.is_empty() {
             return Ok(None);
-        };
-        let blank = self.catalog.docs_named(file)?.is_empty().then_some(file);
+        }
+        let files = self.catalog.files()?;
+        let blank = files
+            .keys()
+            .filter(|f| **f == *path || f.ends_with(&tail))
+            .min_by_key(|f| (**f != *path, f.len(), f.as_str()));
         Ok(blank.map(|f| {
             Error::Invalid(format!(
                 "`{}` is indexed but has nothing to return: {f} is empty or only whitespace",

@@ -13,13 +13,14 @@
 //! them in place and only its text parts over the threshold are boxed; a
 //! summarized result stores each inline image and names it in its line.
 
-pub mod format;
-pub mod image;
+mod format;
+mod image;
 
 use serde::Serialize;
 use serde_json::{Value, json};
 
-pub use format::{Content, Format, Item, Part, detect, parse};
+pub use format::Format;
+use format::{Content, Item, Part, detect, parse};
 use format::{convert_message, result_value, user_parts, user_text};
 use image::ImageSource;
 
@@ -346,7 +347,7 @@ fn summary_line(
 }
 
 /// `name(arg=value, …)`, values cut short.
-pub fn call_line(name: &str, args: &Value) -> String {
+fn call_line(name: &str, args: &Value) -> String {
     let parts: Vec<String> = match args {
         Value::Object(o) => o
             .iter()

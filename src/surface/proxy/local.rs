@@ -201,7 +201,7 @@ pub async fn query(args: Value, cx: LocalContext, stopped: impl Future<Output = 
 fn query_request(args: &Value, cx: &LocalContext) -> Result<jq_worker::Request, String> {
     let p: QueryParams = parse(ToolName::Query, args)?;
     let (row, file) =
-        store::locate(&cx.seg, &p.opaque_reference, &access(cx)).map_err(|e| e.to_string())?;
+        store::locate(&cx.seg, &p.opaque_reference, &access(cx)).map_err(for_a_model)?;
     let defaults = p.options();
     Ok(jq_worker::Request {
         file,
