@@ -23,6 +23,19 @@ fn opts(keep: usize, threshold: usize, strategy: Strategy) -> CompactOptions {
     }
 }
 
+/// `opts(5, 1000, Native)` written as `format`.
+fn to(format: Format) -> CompactOptions {
+    written_as(format, opts(5, 1000, Strategy::Native))
+}
+
+/// `o` with its output written as `format`.
+fn written_as(format: Format, o: CompactOptions) -> CompactOptions {
+    CompactOptions {
+        output: Some(format),
+        ..o
+    }
+}
+
 #[test]
 fn keep_and_threshold_take_effect_exactly() {
     let mut stored = Vec::new();
@@ -211,10 +224,6 @@ fn images_in_tool_results_cross_formats_as_images() {
         ]}]}
     ]);
     let mut store = |_: &str, _: &str| Ok(String::new());
-    let to = |format| CompactOptions {
-        output: Some(format),
-        ..opts(5, 1000, Strategy::Native)
-    };
     let (chat, _) = compact(&anthropic, &to(Format::Chat), &mut store).unwrap();
     assert_eq!(chat[1]["role"], "tool");
     assert_eq!(
@@ -342,10 +351,7 @@ fn chat_converted_to_anthropic_is_a_valid_request() {
     ] {
         let (out, _) = compact(
             &chat_with_system(),
-            &CompactOptions {
-                output: Some(Format::Anthropic),
-                ..opts(keep, 1000, strategy)
-            },
+            &written_as(Format::Anthropic, opts(keep, 1000, strategy)),
             &mut store,
         )
         .unwrap();
@@ -354,15 +360,7 @@ fn chat_converted_to_anthropic_is_a_valid_request() {
     }
     // Without a system prompt it is still the request's shape.
     let v = Value::Array(chat_with_system().as_array().unwrap()[1..].to_vec());
-    let (out, _) = compact(
-        &v,
-        &CompactOptions {
-            output: Some(Format::Anthropic),
-            ..opts(5, 1000, Strategy::Native)
-        },
-        &mut store,
-    )
-    .unwrap();
+    let (out, _) = compact(&v, &to(Format::Anthropic), &mut store).unwrap();
     assert_eq!(out.get("system"), None);
     assert_valid_anthropic(&out["messages"]);
 }
@@ -394,10 +392,6 @@ fn a_system_prompt_moves_to_where_the_output_format_takes_it() {
         {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t", "content": "ok"}]}
     ]});
     let mut store = |_: &str, _: &str| Ok(String::new());
-    let to = |format| CompactOptions {
-        output: Some(format),
-        ..opts(5, 1000, Strategy::Native)
-    };
     let (chat, _) = compact(&anthropic, &to(Format::Chat), &mut store).unwrap();
     assert_eq!(chat.get("system"), None);
     assert_eq!(chat["model"], "m");
@@ -428,15 +422,7 @@ fn items_another_format_cannot_carry_are_dropped_and_reported() {
         {"type": "function_call_output", "call_id": "a", "output": "ok"}
     ]);
     let mut store = |_: &str, _: &str| Ok(String::new());
-    let (out, r) = compact(
-        &v,
-        &CompactOptions {
-            output: Some(Format::Anthropic),
-            ..opts(5, 1000, Strategy::Native)
-        },
-        &mut store,
-    )
-    .unwrap();
+    let (out, r) = compact(&v, &to(Format::Anthropic), &mut store).unwrap();
     assert_eq!(r.dropped, vec!["item of type `reasoning`"]);
     assert_valid_anthropic(&out["messages"]);
     // The same format carries it as it came.
